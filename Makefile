@@ -1,0 +1,36 @@
+# dst: distributed storage.  See README.md.
+#
+#   make            build the module (src/dst.ko) and dstadm
+#   make test       the whole test suite (host unit tests, QEMU guest tests)
+#   make demo       boot a guest and show dst at work
+#
+# KVER selects the kernel to build for: by default the newest installed
+# Debian 6.1 headers that have a matching kernel image in /boot.
+
+VERSION := $(shell cat VERSION)
+KVER ?= $(shell tests/lib/kver.sh)
+KDIR ?= /lib/modules/$(KVER)/build
+
+.PHONY: all module dstadm deps check-unit test demo clean
+
+all: module dstadm
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/src DST_VERSION=$(VERSION) modules
+
+dstadm:
+	$(MAKE) -C dstadm DST_VERSION=$(VERSION)
+
+deps:
+	tests/lib/deps.sh
+
+test:
+	tests/run.sh all
+
+demo:
+	tests/demo.sh
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/src clean 2>/dev/null || true
+	$(MAKE) -C dstadm clean
+	rm -rf tests/out

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dstadm: administration of dst storages - the command table.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dstadm.h"
+
+const struct command dstadm_commands[] = {
+	{ "create",  cmd_create,  "NAME --alg ALG",	"create a storage" },
+	{ "delete",  cmd_delete,  "NAME",		"delete a storage" },
+	{ "status",  cmd_status,  "[NAME] [--json]",	"show storages" },
+	{ "version", cmd_version, "",			"show the versions of dstadm and of the dst module" },
+	{ "help",    cmd_help,    "[COMMAND]",		"show help for all or one command" },
+};
+const size_t dstadm_ncommands = sizeof(dstadm_commands) / sizeof(dstadm_commands[0]);
+
+const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < dstadm_ncommands; i++)
+		if (!strcmp(dstadm_commands[i].name, name))
+			return &dstadm_commands[i];
+	return NULL;
+}
+
+void print_command_usage(FILE *f, const struct command *c)
+{
+	fprintf(f, "Usage: %s %s%s%s\n", PROG, c->name, *c->args ? " " : "",
+		c->args);
+}
+
+/* Report bad usage of @cmd and return EXIT_USAGE. */
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	const struct command *c = find_command(cmd);
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", PROG, cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (c)
+		print_command_usage(stderr, c);
+	return EXIT_USAGE;
+}
+
+static void print_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: %s COMMAND [ARGS...]\n\nCommands:\n", PROG);
+	for (i = 0; i < dstadm_ncommands; i++)
+		fprintf(f, "  %-9s %s\n", dstadm_commands[i].name,
+			dstadm_commands[i].summary);
+	fprintf(f, "\nRun '%s help COMMAND' for the arguments of a command.\n",
+		PROG);
+}
+
+int cmd_help(int argc, char *argv[])
+{
+	const struct command *c;
+
+	if (argc > 2)
+		return usage_error("help", "too many arguments");
+	if (argc < 2) {
+		print_usage(stdout);
+		return EXIT_OK;
+	}
+	c = find_command(argv[1]);
+	if (!c)
+		return usage_error("help", "unknown command '%s'", argv[1]);
+	print_command_usage(stdout, c);
+	printf("%s.\n", c->summary);
+	return EXIT_OK;
+}
+
+int dstadm_main(int argc, char *argv[])
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		print_usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))
+		return cmd_version(1, argv + 1);
+
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "%s: unknown command '%s'\n", PROG, argv[1]);
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	return c->run(argc - 1, argv + 1);
+}
+
+/*
+ * Report the option that getopt_long() stopped at with @c, '?' for an
+ * unknown option or ':' for a missing argument; returns EXIT_USAGE.
+ */
+int bad_option(const char *cmd, int c, char *argv[])
+{
+	const char *opt = argv[optind - 1];
+
+	if (c == ':')
+		return usage_error(cmd, "option '%s' needs an argument", opt);
+	if (optopt)
+		return usage_error(cmd, "unknown option '-%c'", optopt);
+	return usage_error(cmd, "unknown option '%s'", opt);
+}

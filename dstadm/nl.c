@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dstadm: the dst generic netlink family through libmnl.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "dstadm.h"
+#include "nl.h"
+
+struct request_ctx {
+	mnl_cb_t cb;
+	void *data;
+	char *ext_msg;
+	size_t ext_len;
+};
+
+static int data_cb(const struct nlmsghdr *nlh, void *p)
+{
+	struct request_ctx *ctx = p;
+
+	return ctx->cb ? ctx->cb(nlh, ctx->data) : MNL_CB_OK;
+}
+
+/* An ack (error 0) ends a request; an error carries errno and extack. */
+static int error_cb(const struct nlmsghdr *nlh, void *p)
+{
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+	struct request_ctx *ctx = p;
+	const struct nlattr *attr;
+	unsigned int off;
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*err))) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (!err->error)
+		return MNL_CB_STOP;
+
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+		off = sizeof(*err);
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+			off += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
+		mnl_attr_for_each(attr, nlh, off) {
+			if (mnl_attr_get_type(attr) != NLMSGERR_ATTR_MSG ||
+			    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+				continue;
+			snprintf(ctx->ext_msg, ctx->ext_len, "%s",
+				 mnl_attr_get_str(attr));
+		}
+	}
+	errno = err->error < 0 ? -err->error : err->error;
+	return MNL_CB_ERROR;
+}
+
+static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
+	[NLMSG_ERROR] = error_cb,
+};
+
+static struct nlmsghdr *genl_msg(char *buf, uint16_t family, uint8_t cmd,
+				  uint8_t version, uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	genl->version = version;
+	return nlh;
+}
+
+struct nlmsghdr *dst_nl_msg(struct dst_nl *nl, uint8_t cmd, uint16_t flags)
+{
+	return genl_msg(nl->buf, nl->family, cmd, DST_GENL_VERSION, flags);
+}
+
+int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
+		       const char *name, const char *alg)
+{
+	struct nlattr *nest;
+
+	nest = mnl_attr_nest_start_check(nlh, sizeof(nl->buf), DST_A_STORAGE);
+	if (!nest ||
+	    !mnl_attr_put_strz_check(nlh, sizeof(nl->buf), DST_STORAGE_A_NAME, name) ||
+	    (alg && !mnl_attr_put_strz_check(nlh, sizeof(nl->buf), DST_STORAGE_A_ALG, alg))) {
+		fprintf(stderr, "%s: argument too long\n", PROG);
+		return -1;
+	}
+	mnl_attr_nest_end(nlh, nest);
+	return 0;
+}
+
+int dst_nl_request(struct dst_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
+		   void *data)
+{
+	struct request_ctx ctx = {
+		.cb = cb,
+		.data = data,
+		.ext_msg = nl->ext_msg,
+		.ext_len = sizeof(nl->ext_msg),
+	};
+	ssize_t len;
+	int ret;
+
+	nl->ext_msg[0] = '\0';
+	nlh->nlmsg_flags |= NLM_F_ACK;
+	nlh->nlmsg_seq = ++nl->seq;
+	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
+		return -1;
+
+	do {
+		len = mnl_socket_recvfrom(nl->sock, nl->buf, sizeof(nl->buf));
+		if (len < 0)
+			return -1;
+		ret = mnl_cb_run2(nl->buf, len, nl->seq, nl->portid, data_cb,
+				  &ctx, ctl_cbs, NLMSG_MIN_TYPE);
+	} while (ret > 0);
+
+	return ret < 0 ? -1 : 0;
+}
+
+static int family_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dst_nl *nl = data;
+	const struct nlattr *attr;
+
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
+		switch (mnl_attr_get_type(attr)) {
+		case CTRL_ATTR_FAMILY_ID:
+			if (mnl_attr_validate(attr, MNL_TYPE_U16) >= 0)
+				nl->family = mnl_attr_get_u16(attr);
+			break;
+		case CTRL_ATTR_VERSION:
+			if (mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
+				nl->version = mnl_attr_get_u32(attr);
+			break;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+static int resolve_family(struct dst_nl *nl)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = genl_msg(nl->buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, 0);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, DST_GENL_NAME);
+	if (dst_nl_request(nl, nlh, family_cb, nl) < 0)
+		return -1;
+	if (!nl->family) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+int dst_nl_open(struct dst_nl *nl)
+{
+	int one = 1;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->sock = mnl_socket_open(NETLINK_GENERIC);
+	if (!nl->sock) {
+		fprintf(stderr, "%s: netlink socket: %s\n", PROG,
+			strerror(errno));
+		return -1;
+	}
+	/* Extended acks carry the kernel's reason for an error. */
+	mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
+	if (mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID) < 0) {
+		fprintf(stderr, "%s: netlink bind: %s\n", PROG,
+			strerror(errno));
+		goto err;
+	}
+	nl->portid = mnl_socket_get_portid(nl->sock);
+	nl->seq = time(NULL);
+
+	if (resolve_family(nl) < 0) {
+		if (errno == ENOENT)
+			fprintf(stderr, "%s: dst module not loaded (modprobe dst)\n",
+				PROG);
+		else
+			dst_nl_perror(nl, "dst control interface");
+		goto err;
+	}
+	if (nl->version != DST_GENL_VERSION)
+		fprintf(stderr,
+			"%s: warning: dst module speaks control interface v%u, this dstadm v%u\n",
+			PROG, nl->version, DST_GENL_VERSION);
+	return 0;
+
+err:
+	mnl_socket_close(nl->sock);
+	nl->sock = NULL;
+	return -1;
+}
+
+void dst_nl_close(struct dst_nl *nl)
+{
+	if (nl->sock)
+		mnl_socket_close(nl->sock);
+	nl->sock = NULL;
+}
+
+void dst_nl_perror(const struct dst_nl *nl, const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	fprintf(stderr, "%s: ", PROG);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+
+	if (nl->ext_msg[0])
+		fprintf(stderr, ": %s\n", nl->ext_msg);
+	else if (err == EPERM)
+		fprintf(stderr, ": permission denied (needs CAP_NET_ADMIN)\n");
+	else
+		fprintf(stderr, ": %s\n", strerror(err));
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dstadm: the dst generic netlink family through libmnl.
+ */
+#ifndef DSTADM_NL_H
+#define DSTADM_NL_H
+
+#include <stdint.h>
+#include <libmnl/libmnl.h>
+
+struct dst_nl {
+	struct mnl_socket *sock;
+	uint32_t portid;
+	uint32_t seq;
+	uint16_t family;
+	uint32_t version;	/* the module's DST_GENL_VERSION */
+	char ext_msg[256];	/* kernel's extended ack message, if any */
+	char buf[32768];
+};
+
+/* Open a socket and resolve the family; prints the error and returns -1. */
+int dst_nl_open(struct dst_nl *nl);
+void dst_nl_close(struct dst_nl *nl);
+
+/* Start a request for @cmd in nl->buf; @flags beyond NLM_F_REQUEST. */
+struct nlmsghdr *dst_nl_msg(struct dst_nl *nl, uint8_t cmd, uint16_t flags);
+
+/*
+ * Put a DST_A_STORAGE nest naming a storage and, if not NULL, its
+ * algorithm.  Prints the error and returns -1 if they do not fit.
+ */
+int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
+		       const char *name, const char *alg);
+
+/*
+ * Send @nlh and run @cb (may be NULL) on each reply until the final ack or
+ * the end of a dump.  Returns 0, or -1 with errno and nl->ext_msg set.
+ */
+int dst_nl_request(struct dst_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
+		   void *data);
+
+/* Print "dstadm: WHAT: cause" for the last failed request. */
+void dst_nl_perror(const struct dst_nl *nl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* DSTADM_NL_H */
