@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nlfuzz: hostile and random messages to the dst generic netlink family.
+ *
+ *   nlfuzz fuzz SEED COUNT   COUNT random or malformed requests; fails on a
+ *                            request that gets no answer or a reply that is
+ *                            not a well-formed netlink message
+ *   nlfuzz cases             malformed requests with the errno each must get
+ *   nlfuzz events            create/delete are announced on "events"
+ *
+ * Runs in the test guest, as root.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+#include "uapi/dst.h"
+
+static uint16_t family;
+static uint32_t events_group;
+static unsigned int seq = 1;
+static char buf[65536];
+
+static struct mnl_socket *open_sock(void)
+{
+	struct timeval tv = { .tv_sec = 10 };
+	struct mnl_socket *nl = mnl_socket_open(NETLINK_GENERIC);
+	int one = 1;
+
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		perror("netlink");
+		exit(1);
+	}
+	/* A kernel that does not answer within 10 s is a hang: fail. */
+	setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
+	return nl;
+}
+
+static struct nlmsghdr *msg(uint16_t type, uint8_t cmd, uint8_t version,
+			    uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = ++seq;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = version;
+	return nlh;
+}
+
+static int grp_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr *a;
+	const char *name = NULL;
+	uint32_t id = 0;
+
+	(void)data;
+	mnl_attr_for_each_nested(a, attr) {
+		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_NAME)
+			name = mnl_attr_get_str(a);
+		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_ID)
+			id = mnl_attr_get_u32(a);
+	}
+	if (name && !strcmp(name, DST_GENL_MCGRP_EVENTS))
+		events_group = id;
+	return MNL_CB_OK;
+}
+
+static int family_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *attr;
+
+	(void)data;
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_ID)
+			family = mnl_attr_get_u16(attr);
+		if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GROUPS)
+			mnl_attr_parse_nested(attr, grp_cb, NULL);
+	}
+	return MNL_CB_OK;
+}
+
+/*
+ * Send @nlh and read answers until its ack, error or end of dump.
+ * Returns 0 or the positive errno of the answer; exits on no answer.
+ */
+static int transact(struct mnl_socket *nl, struct nlmsghdr *nlh,
+		    mnl_cb_t cb, void *data)
+{
+	unsigned int portid = mnl_socket_get_portid(nl);
+	unsigned int s = nlh->nlmsg_seq;
+	ssize_t len;
+	int ret;
+
+	nlh->nlmsg_flags |= NLM_F_ACK;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		perror("sendto");
+		exit(1);
+	}
+	do {
+		len = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (len < 0) {
+			fprintf(stderr, "no answer to request seq %u: %s\n", s,
+				strerror(errno));
+			exit(1);
+		}
+		ret = mnl_cb_run(buf, len, s, portid, cb, data);
+	} while (ret > 0);
+	return ret < 0 ? errno : 0;
+}
+
+static void resolve(struct mnl_socket *nl)
+{
+	struct nlmsghdr *nlh = msg(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, 0);
+
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, DST_GENL_NAME);
+	if (transact(nl, nlh, family_cb, NULL) || !family || !events_group) {
+		fprintf(stderr, "dst genl family or its events group not found\n");
+		exit(1);
+	}
+}
+
+static uint32_t rnd(uint32_t n)
+{
+	return (uint32_t)random() % n;
+}
+
+static const char *const names[] = { "f0", "f1", "f2", "a.b", "-x", ".x", "a/b", "" };
+static const char *const algs[] = { "linear", "mirror", "raid5", "", "linearlinearlinearlinear" };
+
+/* One random attribute: a known type with a random payload, or garbage. */
+static void put_random_attr(struct nlmsghdr *nlh, int maxtype, int depth)
+{
+	static char junk[5000];
+	uint16_t type = rnd(maxtype + 3);
+	struct nlattr *nest;
+	int i, n;
+
+	if (nlh->nlmsg_len > sizeof(buf) - sizeof(junk) - 64)
+		return;
+	switch (rnd(9)) {
+	case 0:
+		mnl_attr_put_strz(nlh, type, names[rnd(8)]);
+		break;
+	case 1:
+		mnl_attr_put_strz(nlh, type, algs[rnd(5)]);
+		break;
+	case 2:		/* string without NUL, or oversized */
+		n = rnd(sizeof(junk));
+		memset(junk, 'A' + rnd(26), n);
+		mnl_attr_put(nlh, type, n, junk);
+		break;
+	case 3:
+		mnl_attr_put_u32(nlh, type, random());
+		break;
+	case 4:
+		mnl_attr_put_u64(nlh, type, ((uint64_t)random() << 32) | random());
+		break;
+	case 5:
+		mnl_attr_put(nlh, type, 0, NULL);
+		break;
+	case 6:		/* random bytes */
+		n = rnd(64);
+		for (i = 0; i < n; i++)
+			junk[i] = random();
+		mnl_attr_put(nlh, type, n, junk);
+		break;
+	default:	/* nested, possibly with a lying length */
+		nest = mnl_attr_nest_start(nlh, type | (rnd(4) ? 0 : NLA_F_NESTED));
+		n = rnd(4);
+		for (i = 0; i < n && depth < 3; i++)
+			put_random_attr(nlh, DST_STORAGE_A_MAX, depth + 1);
+		mnl_attr_nest_end(nlh, nest);
+		if (!rnd(8))
+			nest->nla_len += 4 * (1 + rnd(8));
+		break;
+	}
+}
+
+static int fuzz(unsigned int s, unsigned long count)
+{
+	struct mnl_socket *nl = open_sock();
+	unsigned long i, ok = 0, err[256] = { 0 };
+	struct nlmsghdr *nlh;
+	uint16_t flags;
+	int n, j, e;
+
+	resolve(nl);
+	srandom(s);
+	for (i = 0; i < count; i++) {
+		flags = rnd(4) ? 0 : NLM_F_DUMP;
+		if (!rnd(16))
+			flags |= 1 << rnd(16);
+		nlh = msg(family, rnd(DST_CMD_MAX + 3),
+			  rnd(8) ? DST_GENL_VERSION : rnd(256), flags);
+		if (!rnd(16))
+			((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->reserved = random();
+		n = rnd(4);
+		for (j = 0; j < n; j++)
+			put_random_attr(nlh, DST_A_MAX, 0);
+		if (!rnd(32))	/* a message shorter than it claims */
+			nlh->nlmsg_len -= rnd(nlh->nlmsg_len - sizeof(*nlh) + 1);
+		if (nlh->nlmsg_len < sizeof(*nlh))
+			nlh->nlmsg_len = sizeof(*nlh);
+		e = transact(nl, nlh, NULL, NULL);
+		if (e)
+			err[e & 255]++;
+		else
+			ok++;
+	}
+	printf("nlfuzz: %lu requests, seed %u: %lu succeeded", count, s, ok);
+	for (j = 1; j < 256; j++)
+		if (err[j])
+			printf(", %lu %s", err[j], strerror(j));
+	printf("\n");
+	mnl_socket_close(nl);
+	return 0;
+}
+
+struct expect {
+	const char *what;
+	uint8_t cmd;
+	int err;
+	void (*build)(struct nlmsghdr *nlh);
+};
+
+static void no_attrs(struct nlmsghdr *nlh)
+{
+	(void)nlh;
+}
+
+static void empty_nest(struct nlmsghdr *nlh)
+{
+	mnl_attr_nest_end(nlh, mnl_attr_nest_start(nlh, DST_A_STORAGE));
+}
+
+static void reply_only_attr(struct nlmsghdr *nlh)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "c0");
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_ALG, "linear");
+	mnl_attr_put_u32(nlh, DST_STORAGE_A_ID, 5);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static void unknown_attr(struct nlmsghdr *nlh)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "c0");
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_ALG, "linear");
+	mnl_attr_put_u32(nlh, DST_STORAGE_A_MAX + 1, 5);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static void name_no_nul(struct nlmsghdr *nlh)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+
+	mnl_attr_put(nlh, DST_STORAGE_A_NAME, 2, "c0");
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_ALG, "linear");
+	mnl_attr_nest_end(nlh, n);
+}
+
+static void storage_not_nested(struct nlmsghdr *nlh)
+{
+	mnl_attr_put_u32(nlh, DST_A_STORAGE, 1);
+}
+
+static void top_reply_attr(struct nlmsghdr *nlh)
+{
+	mnl_attr_put_strz(nlh, DST_A_VERSION, "9.9");
+}
+
+static int cases(void)
+{
+	static const struct expect tests[] = {
+		{ "create without attributes", DST_CMD_STORAGE_NEW, EINVAL, no_attrs },
+		{ "create with an empty storage nest", DST_CMD_STORAGE_NEW, EINVAL, empty_nest },
+		{ "create with a reply-only attribute", DST_CMD_STORAGE_NEW, EINVAL, reply_only_attr },
+		{ "create with an unknown attribute", DST_CMD_STORAGE_NEW, EINVAL, unknown_attr },
+		{ "create with a name lacking NUL", DST_CMD_STORAGE_NEW, EINVAL, name_no_nul },
+		{ "create with a u32 for the nest", DST_CMD_STORAGE_NEW, EINVAL, storage_not_nested },
+		{ "info with a reply-only attribute", DST_CMD_INFO, EINVAL, top_reply_attr },
+		{ "delete without attributes", DST_CMD_STORAGE_DEL, EINVAL, no_attrs },
+		{ "get without attributes", DST_CMD_STORAGE_GET, EINVAL, no_attrs },
+		{ "unknown command", DST_CMD_MAX + 1, EOPNOTSUPP, no_attrs },
+		{ "command 0", DST_CMD_UNSPEC, EOPNOTSUPP, no_attrs },
+	};
+	struct mnl_socket *nl = open_sock();
+	struct nlmsghdr *nlh;
+	unsigned int i;
+	int e, failed = 0;
+
+	resolve(nl);
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		nlh = msg(family, tests[i].cmd, DST_GENL_VERSION, 0);
+		tests[i].build(nlh);
+		e = transact(nl, nlh, NULL, NULL);
+		printf("%s %s: got %s, want %s\n", e == tests[i].err ? "ok" : "FAIL",
+		       tests[i].what, e ? strerror(e) : "success", strerror(tests[i].err));
+		failed += e != tests[i].err;
+	}
+	mnl_socket_close(nl);
+	return failed ? 1 : 0;
+}
+
+struct event {
+	uint8_t cmd;
+	char name[DST_NAME_MAX];
+};
+
+static int event_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+	struct event *ev = data;
+	const struct nlattr *attr, *a;
+
+	ev->cmd = g->cmd;
+	mnl_attr_for_each(attr, nlh, sizeof(*g))
+		if (mnl_attr_get_type(attr) == DST_A_STORAGE)
+			mnl_attr_for_each_nested(a, attr)
+				if (mnl_attr_get_type(a) == DST_STORAGE_A_NAME)
+					snprintf(ev->name, sizeof(ev->name), "%s",
+						 mnl_attr_get_str(a));
+	return MNL_CB_STOP;
+}
+
+static int expect_event(struct mnl_socket *mon, uint8_t cmd, const char *name)
+{
+	struct event ev = { 0, "" };
+	ssize_t len = mnl_socket_recvfrom(mon, buf, sizeof(buf));
+
+	if (len < 0) {
+		fprintf(stderr, "no event: %s\n", strerror(errno));
+		return 1;
+	}
+	mnl_cb_run(buf, len, 0, 0, event_cb, &ev);
+	printf("event cmd %u storage '%s' (want cmd %u '%s')\n", ev.cmd, ev.name, cmd, name);
+	return ev.cmd != cmd || strcmp(ev.name, name);
+}
+
+static int events(void)
+{
+	struct mnl_socket *nl = open_sock(), *mon = open_sock();
+	struct nlmsghdr *nlh;
+	struct nlattr *n;
+	int failed = 0;
+
+	resolve(nl);
+	if (mnl_socket_setsockopt(mon, NETLINK_ADD_MEMBERSHIP, &events_group,
+				  sizeof(events_group)) < 0) {
+		perror("join events group");
+		return 1;
+	}
+
+	nlh = msg(family, DST_CMD_STORAGE_NEW, DST_GENL_VERSION, 0);
+	n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "ev0");
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_ALG, "mirror");
+	mnl_attr_nest_end(nlh, n);
+	failed |= transact(nl, nlh, NULL, NULL) != 0;
+	failed |= expect_event(mon, DST_CMD_STORAGE_NEW, "ev0");
+
+	nlh = msg(family, DST_CMD_STORAGE_DEL, DST_GENL_VERSION, 0);
+	n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "ev0");
+	mnl_attr_nest_end(nlh, n);
+	failed |= transact(nl, nlh, NULL, NULL) != 0;
+	failed |= expect_event(mon, DST_CMD_STORAGE_DEL, "ev0");
+
+	mnl_socket_close(mon);
+	mnl_socket_close(nl);
+	return failed;
+}
+
+int main(int argc, char *argv[])
+{
+	if (argc == 4 && !strcmp(argv[1], "fuzz"))
+		return fuzz(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if (argc == 2 && !strcmp(argv[1], "cases"))
+		return cases();
+	if (argc == 2 && !strcmp(argv[1], "events"))
+		return events();
+	fprintf(stderr, "usage: nlfuzz fuzz SEED COUNT | cases | events\n");
+	return 2;
+}
