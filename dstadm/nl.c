@@ -58,8 +58,31 @@ static int error_cb(const struct nlmsghdr *nlh, void *p)
 	return MNL_CB_ERROR;
 }
 
+/* The end of a dump, which may carry the dump's error. */
+static int done_cb(const struct nlmsghdr *nlh, void *p)
+{
+	const int *err = mnl_nlmsg_get_payload(nlh);
+
+	(void)p;
+	if (nlh->nlmsg_len >= mnl_nlmsg_size(sizeof(*err)) && *err) {
+		errno = *err < 0 ? -*err : *err;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_STOP;
+}
+
+static int overrun_cb(const struct nlmsghdr *nlh, void *p)
+{
+	(void)nlh;
+	(void)p;
+	errno = ENOSPC;
+	return MNL_CB_ERROR;
+}
+
 static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
 	[NLMSG_ERROR] = error_cb,
+	[NLMSG_DONE] = done_cb,
+	[NLMSG_OVERRUN] = overrun_cb,
 };
 
 static struct nlmsghdr *genl_msg(char *buf, uint16_t family, uint8_t cmd,

@@ -19,9 +19,14 @@ expect_error() {
 
 snapshot() { dstadm status --json; }
 
+# A request to the family loads the module on demand; where it cannot be
+# loaded, dstadm says so.
 unload_dst
+echo "install dst /bin/false" >/etc/modprobe.d/dst-test-block.conf
 expect_error 1 "dst module not loaded (modprobe dst)" dstadm status
 expect_error 1 "dst module not loaded" dstadm create x --alg linear
+rm /etc/modprobe.d/dst-test-block.conf
+! dst_loaded || fail "module loaded despite the block"
 
 load_dst
 version=$(cat "$DST_ROOT/VERSION")

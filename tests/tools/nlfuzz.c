@@ -186,6 +186,31 @@ static void put_random_attr(struct nlmsghdr *nlh, int maxtype, int depth)
 	}
 }
 
+/*
+ * A request that is well formed but for one or two details, so that the
+ * handlers, not only the policy, see most of the traffic.
+ */
+static struct nlmsghdr *near_valid(void)
+{
+	uint8_t cmd = 1 + rnd(DST_CMD_MAX);
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	nlh = msg(family, cmd, DST_GENL_VERSION,
+		  cmd == DST_CMD_STORAGE_GET && !rnd(2) ? NLM_F_DUMP : 0);
+	if (cmd == DST_CMD_INFO)
+		return nlh;
+	nest = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+	if (rnd(8))
+		mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, names[rnd(8)]);
+	if (rnd(4))
+		mnl_attr_put_strz(nlh, DST_STORAGE_A_ALG, algs[rnd(5)]);
+	if (!rnd(4))
+		put_random_attr(nlh, DST_STORAGE_A_MAX, 1);
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
 static int fuzz(unsigned int s, unsigned long count)
 {
 	struct mnl_socket *nl = open_sock();
@@ -197,6 +222,10 @@ static int fuzz(unsigned int s, unsigned long count)
 	resolve(nl);
 	srandom(s);
 	for (i = 0; i < count; i++) {
+		if (rnd(2)) {
+			nlh = near_valid();
+			goto send;
+		}
 		flags = rnd(4) ? 0 : NLM_F_DUMP;
 		if (!rnd(16))
 			flags |= 1 << rnd(16);
@@ -211,6 +240,7 @@ static int fuzz(unsigned int s, unsigned long count)
 			nlh->nlmsg_len -= rnd(nlh->nlmsg_len - sizeof(*nlh) + 1);
 		if (nlh->nlmsg_len < sizeof(*nlh))
 			nlh->nlmsg_len = sizeof(*nlh);
+send:
 		e = transact(nl, nlh, NULL, NULL);
 		if (e)
 			err[e & 255]++;

@@ -1,0 +1,129 @@
+#!/bin/bash
+# Host-side tests: dstadm unit tests (plain, under valgrind, under
+# ASan/UBSan), kernel style, man page and completion in sync with dstadm.
+# Expects "make all" to have run. Output: tests/out/host/*.log, counts, and
+# a last line "host: N passed, N failed".
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=$ROOT/tests/out/host
+KSRC=${DST_KSRC:-/var/cache/dst-test/linux-source-6.1}
+passed=0
+failed=0
+
+pass() {
+	echo "PASS $1"
+	passed=$((passed + 1))
+}
+
+fail() {
+	echo "FAIL $1"
+	failed=$((failed + 1))
+	if [[ -f "$OUT/$1.log" ]]; then
+		echo "----- $1.log -----"
+		tail -n 60 "$OUT/$1.log"
+		echo "----- end of $1.log -----"
+	fi
+}
+
+# check NAME CMD...: one test whose result is CMD's exit status.
+check() {
+	local name=$1
+	shift
+	if "$@" >"$OUT/$name.log" 2>&1; then pass "$name"; else fail "$name"; fi
+}
+
+# cmocka NAME CMD...: a cmocka binary; each of its tests counts, read from
+# its standard summary ("[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s),").
+cmocka() {
+	local name=$1 rc=0 p f
+	shift
+	"$@" >"$OUT/$name.log" 2>&1 || rc=$?
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$OUT/$name.log")
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$OUT/$name.log")
+	p=${p:-0}
+	f=${f:-0}
+	if ((rc != 0 && f == 0)); then
+		f=1 # crashed, or a sanitizer or valgrind error
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if ((f == 0 && p > 0)); then
+		echo "PASS $name ($p tests)"
+	else
+		echo "FAIL $name ($p passed, $f failed, exit status $rc)"
+		tail -n 60 "$OUT/$name.log"
+	fi
+}
+
+checkpatch() {
+	if [[ ! -x "$KSRC/scripts/checkpatch.pl" ]]; then
+		mkdir -p "$KSRC"
+		tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$KSRC" --strip-components=1 \
+			linux-source-6.1/scripts linux-source-6.1/Documentation/dev-tools
+	fi
+	local f out
+	local -a files=()
+	for f in "$ROOT"/src/*.[ch] "$ROOT"/src/uapi/*.h; do
+		[[ "$f" == *.mod.c ]] || files+=("${f#"$ROOT"/}")
+	done
+	out=$(cd "$ROOT" && perl "$KSRC/scripts/checkpatch.pl" --no-tree --strict --terse \
+		--show-types -f "${files[@]}")
+	echo "$out"
+	! grep -qE '(ERROR|WARNING|CHECK):' <<<"$out"
+}
+
+man_renders() {
+	local page out
+	for page in "$ROOT"/man/*.[0-9]; do
+		out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
+		[[ -z "$out" ]] || { echo "$page: $out"; return 1; }
+	done
+}
+
+# Every command of dstadm's table is documented in dstadm(8) and completed.
+commands_documented() {
+	local cmds c rc=0
+	cmds=$("$ROOT/dstadm/dstadm" help | awk '/^Commands:/ { on = 1; next } on && !NF { exit } on { print $1 }')
+	[[ -n "$cmds" ]] || { echo "no commands in 'dstadm help'"; return 1; }
+	for c in $cmds; do
+		grep -q "^\.BI\? \"\?$c\b" "$ROOT/man/dstadm.8" ||
+			grep -q "^\.BR \"$c " "$ROOT/man/dstadm.8" ||
+			{ echo "$c missing in man/dstadm.8"; rc=1; }
+		grep -q "commands=\".*\b$c\b" "$ROOT/completions/dstadm" ||
+			{ echo "$c missing in completions/dstadm"; rc=1; }
+	done
+	return $rc
+}
+
+shell_scripts_clean() {
+	cd "$ROOT" && shellcheck -x -s bash tests/*.sh tests/lib/*.sh tests/guest/*.sh .ci/run
+}
+
+dkms_conf_sane() {
+	local f=$ROOT/dkms.conf
+	grep -q '^PACKAGE_NAME="dst"$' "$f" || { echo "PACKAGE_NAME is not dst"; return 1; }
+	! grep -q 'uname -r' "$f" || { echo "dkms.conf uses uname -r"; return 1; }
+	grep -q 'kernel_source_dir' "$f" || { echo "dkms.conf does not build for \$kernelver"; return 1; }
+}
+
+main() {
+	rm -rf "$OUT"
+	mkdir -p "$OUT"
+	make -s -C "$ROOT/tests/unit" >"$OUT/build.log" 2>&1 || { fail build; cat "$OUT/build.log"; }
+	cmocka unit "$ROOT/tests/unit/build/test_dstadm"
+	cmocka unit-valgrind valgrind -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect "$ROOT/tests/unit/build/test_dstadm"
+	cmocka unit-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
+		"$ROOT/tests/unit/build/test_dstadm_asan"
+	check checkpatch checkpatch
+	check man-pages man_renders
+	check commands-documented commands_documented
+	check shellcheck shell_scripts_clean
+	check dkms-conf dkms_conf_sane
+	echo "$passed $failed" >"$OUT/counts"
+	echo "host: $passed passed, $failed failed"
+	((failed == 0))
+}
+
+main "$@"
