@@ -11,7 +11,7 @@ VERSION := $(shell cat VERSION)
 KVER ?= $(shell tests/lib/kver.sh)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module dstadm deps check-unit test demo clean
+.PHONY: all module dstadm tools deps test demo clean
 
 all: module dstadm
 
@@ -21,11 +21,15 @@ module:
 dstadm:
 	$(MAKE) -C dstadm DST_VERSION=$(VERSION)
 
+tools:
+	$(MAKE) -C tests/tools
+
 deps:
 	tests/lib/deps.sh
 
+# DST_TESTS=PATTERN runs only the guest tests whose names match.
 test:
-	tests/run.sh all
+	tests/run.sh all $(DST_TESTS)
 
 demo:
 	tests/demo.sh
@@ -33,4 +37,6 @@ demo:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/src clean 2>/dev/null || true
 	$(MAKE) -C dstadm clean
+	$(MAKE) -C tests/tools clean
+	$(MAKE) -C tests/unit clean
 	rm -rf tests/out

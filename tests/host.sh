@@ -7,7 +7,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$ROOT/tests/out/host
-KSRC=${DST_KSRC:-/var/cache/dst-test/linux-source-6.1}
+# checkpatch.pl from Debian's linux-source-6.1, unpacked once per version.
+KSRC=${DST_KSRC:-/var/cache/dst-test/checkpatch-$(dpkg-query -W -f='${Version}' linux-source-6.1)}
 passed=0
 failed=0
 

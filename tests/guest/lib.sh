@@ -1,0 +1,70 @@
+#!/bin/bash
+# Helpers for guest test scripts: source "$DST_ROOT/tests/guest/lib.sh".
+# Tests run as root with cwd = share root (/mnt/dst); a test passes when it
+# exits 0, leaves the dst module unloadable and the kernel log clean.
+set -euo pipefail
+
+DST_ROOT=${DST_ROOT:-/mnt/dst}
+DST_KO=${DST_KO:-$DST_ROOT/src/dst.ko}
+DST_USER=${DST_USER:-dsttest}
+
+log() { echo "[$(basename "$0" .sh)] $*"; }
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# expect_rc RC CMD...: CMD must exit with status RC. Its stdout passes
+# through; its stderr is printed (prefixed) on stderr.
+expect_rc() {
+	local want=$1 rc=0 err
+	shift
+	err=$(mktemp)
+	"$@" 2>"$err" || rc=$?
+	if [[ -s "$err" ]]; then sed 's/^/  stderr: /' "$err" >&2; fi
+	rm -f "$err"
+	if [[ "$rc" != "$want" ]]; then
+		fail "'$*' exited $rc, expected $want"
+	fi
+}
+
+# expect_ok CMD...: CMD must succeed.
+expect_ok() {
+	local rc=0 err
+	err=$(mktemp)
+	"$@" 2>"$err" || rc=$?
+	if [[ -s "$err" ]]; then sed 's/^/  stderr: /' "$err" >&2; fi
+	rm -f "$err"
+	((rc == 0)) || fail "'$*' failed with status $rc"
+}
+
+# expect_fail CMD...: CMD must fail (exit non-zero).
+expect_fail() {
+	local rc=0 err
+	err=$(mktemp)
+	"$@" 2>"$err" || rc=$?
+	if [[ -s "$err" ]]; then sed 's/^/  stderr: /' "$err" >&2; fi
+	rm -f "$err"
+	((rc != 0)) || fail "'$*' succeeded, expected failure"
+	log "failed as expected ($rc): $*"
+}
+
+dst_loaded() { grep -q '^dst ' /proc/modules; }
+
+# shellcheck disable=SC2120 # optional module parameters
+load_dst() {
+	dst_loaded && return 0
+	modprobe dst "$@" || fail "modprobe dst $* failed"
+}
+
+unload_dst() {
+	dst_loaded || return 0
+	rmmod dst || fail "rmmod dst failed"
+}
+
+# as_user CMD...: runs CMD as the unprivileged user dsttest.
+as_user() {
+	setpriv --reuid="$DST_USER" --regid="$DST_USER" --init-groups \
+		env HOME="/home/$DST_USER" USER="$DST_USER" LOGNAME="$DST_USER" "$@"
+}

@@ -1,0 +1,235 @@
+#!/bin/bash
+# Guest test runner: started by /sbin/dst-test-init (PID 1) from the 9p
+# share mounted at /mnt/dst. Parameters come from the kernel command line:
+#   dsttest.mode=test|demo   dsttest.kver=KVER   dsttest.tests=GLOB[,GLOB]
+#   dsttest.results=DIR      dsttest.ko=PATH     dsttest.timeout=SECONDS
+# (DIR and PATH relative to the share root unless absolute.) The prefix is
+# "dsttest." and not "dst." on purpose: modprobe passes every "dst.X=Y" of
+# the kernel command line to the dst module as a module parameter.
+set -euo pipefail
+
+DST_ROOT=/mnt/dst
+BAD_KMSG='\b(BUG|WARNING|Oops|lockdep|hung task|blocked for more than|soft lockup|hard LOCKUP|rcu_sched self-detected|refcount_t|general protection|Call Trace|KASAN|UBSAN)\b'
+
+say() { echo "dst-runner: $*"; }
+trap 'say "error: line $LINENO: $BASH_COMMAND exited $?"' ERR
+
+# Value of kernel command line parameter dsttest.$1, or $2.
+cmdline_param() {
+	local w
+	for w in $(</proc/cmdline); do
+		if [[ "$w" == "dsttest.$1="* ]]; then
+			echo "${w#*=}"
+			return 0
+		fi
+	done
+	echo "${2:-}"
+}
+
+abs_path() {
+	if [[ "$1" == /* ]]; then echo "$1"; else echo "$DST_ROOT/$1"; fi
+}
+
+load_params() {
+	DST_MODE=$(cmdline_param mode test)
+	DST_KVER=$(cmdline_param kver)
+	DST_TESTS=$(cmdline_param tests)
+	DST_TEST_TIMEOUT=$(cmdline_param timeout 300)
+	DST_RESULTS=$(abs_path "$(cmdline_param results tests/out/guest)")
+	DST_KO=$(abs_path "$(cmdline_param ko src/dst.ko)")
+	DST_MODDEP=$(abs_path "$(cmdline_param moddep tests/out/guest/moddep)")
+	PATH=$DST_ROOT/dstadm:$DST_ROOT/tests/guest/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	export DST_ROOT DST_MODE DST_KVER DST_TESTS DST_TEST_TIMEOUT DST_RESULTS DST_KO PATH
+	mkdir -p "$DST_RESULTS"
+}
+
+# Module index: the one the host made (dsttest.moddep) if it was made for
+# the same set of kernel modules, else a (slow) depmod -a in the guest.
+update_moddep() {
+	local m=$1
+	if [[ -f "$DST_MODDEP/modules.dep.bin" ]] &&
+		cmp -s "$DST_MODDEP/modules.order" "$m/modules.order" &&
+		cmp -s "$DST_MODDEP/modules.builtin" "$m/modules.builtin"; then
+		cp "$DST_MODDEP"/modules.* "$m/"
+		say "module index from the host"
+	else
+		say "running depmod -a"
+		depmod -a
+	fi
+}
+
+# Installs dst.ko into updates/, which takes precedence over the kernel's
+# own (unrelated) bt8xx DVB driver also named dst.
+install_module() {
+	local m found
+	m=/lib/modules/$(uname -r)
+	if [[ ! -f "$DST_KO" ]]; then
+		say "note: module $DST_KO not found; not installed"
+		return 0
+	fi
+	mkdir -p "$m/updates"
+	cp "$DST_KO" "$m/updates/dst.ko"
+	update_moddep "$m"
+	found=$(modinfo -F filename dst 2>/dev/null || true)
+	if [[ "$found" != "$m/updates/dst.ko" ]]; then
+		say "note: modprobe dst would load '$found', not updates/dst.ko"
+	fi
+	say "installed $DST_KO as $m/updates/dst.ko"
+}
+
+ensure_user() {
+	id dsttest >/dev/null 2>&1 || useradd -m -s /bin/bash dsttest
+}
+
+# All records of the kernel log buffer, raw ("prio,seq,usec,flags;msg").
+# dd ends with EAGAIN at the end of the buffer: that is not an error.
+kmsg_dump() {
+	dd if=/dev/kmsg iflag=nonblock bs=16384 status=none 2>/dev/null || true
+}
+
+# Sequence number of the newest kernel log record.
+kmsg_seq() {
+	kmsg_dump |
+		awk -F'[,;]' '/^[0-9]+,[0-9]+,/ { s = $2 } END { print s + 0 }'
+}
+
+# Kernel log records newer than sequence number $1, as "[ts] message".
+kmsg_since() {
+	kmsg_dump |
+		awk -v from="$1" '
+			/^[0-9]+,[0-9]+,/ {
+				split($0, h, ","); keep = (h[2] + 0 > from)
+				msg = substr($0, index($0, ";") + 1)
+				if (keep) printf "[%12.6f] %s\n", h[3] / 1e6, msg
+				next
+			}'
+}
+
+dst_loaded() { grep -q '^dst ' /proc/modules; }
+
+# Selects tests: all NN-*.sh, or those matching any comma-separated glob of
+# DST_TESTS (a pattern without glob characters matches as a substring).
+select_tests() {
+	local t name pat
+	local -a pats
+	IFS=, read -r -a pats <<<"$DST_TESTS"
+	for t in "$DST_ROOT"/tests/guest/[0-9][0-9]-*.sh; do
+		[[ -f "$t" ]] || continue
+		name=$(basename "$t" .sh)
+		if ((${#pats[@]} == 0)); then
+			echo "$t"
+			continue
+		fi
+		for pat in "${pats[@]}"; do
+			[[ "$pat" == *[*?[]* ]] || pat="*$pat*"
+			# shellcheck disable=SC2053 # glob match intended
+			if [[ "$name" == $pat || "$name.sh" == $pat ]]; then
+				echo "$t"
+				break
+			fi
+		done
+	done
+}
+
+# Shortly before a test's timeout, writes what its processes are doing
+# (user and kernel stacks of tasks newer than the runner) to the log.
+watchdog() {
+	local log=$1 delay=$2 p s
+	sleep "$delay" &
+	s=$!
+	trap 'kill "$s" 2>/dev/null; exit 0' TERM
+	wait "$s"
+	{
+		echo "runner: test still running after ${delay}s; processes:"
+		ps -N --pid 2 --ppid 2 -o pid,ppid,stat,wchan:32,args
+		for p in /proc/[0-9]*; do
+			p=${p#/proc/}
+			((p > $$ && p != BASHPID)) || continue
+			[[ -r /proc/$p/stack ]] || continue
+			echo "--- kernel stack of $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+			cat "/proc/$p/stack" 2>/dev/null
+		done
+	} >>"$log" 2>&1
+	echo w >/proc/sysrq-trigger
+}
+
+# Runs one test; appends "PASS name" or "FAIL name reason" to results.txt.
+run_test() {
+	local t=$1 name log mark rc=0 reason="" bad start wd
+	name=$(basename "$t" .sh)
+	log=$DST_RESULTS/$name.log
+	mark=$(kmsg_seq)
+	echo "dst-test: start $name" >/dev/kmsg
+	say "running $name"
+	start=$SECONDS
+	watchdog "$log" $((DST_TEST_TIMEOUT > 10 ? DST_TEST_TIMEOUT - 5 : DST_TEST_TIMEOUT)) &
+	wd=$!
+	(cd "$DST_ROOT" && timeout -k 10 "$DST_TEST_TIMEOUT" bash "$t") </dev/null >"$log" 2>&1 || rc=$?
+	kill "$wd" 2>/dev/null || true
+	wait "$wd" 2>/dev/null || true
+	echo "dst-test: end $name rc=$rc" >/dev/kmsg
+	if ((rc == 124 || rc == 137)); then
+		reason="timeout after ${DST_TEST_TIMEOUT}s"
+	elif ((rc != 0)); then
+		reason="exit status $rc"
+	fi
+	if dst_loaded; then
+		if ! rmmod dst >>"$log" 2>&1; then
+			echo "runner: rmmod dst failed after the test" >>"$log"
+			reason=${reason:-"rmmod dst failed"}
+		fi
+	fi
+	bad=$(kmsg_since "$mark" | grep -E "$BAD_KMSG" || true)
+	if [[ -n "$bad" ]]; then
+		{
+			echo "runner: kernel log during the test has errors:"
+			kmsg_since "$mark"
+		} >>"$log"
+		reason=${reason:-"kernel log: $(head -n1 <<<"$bad" | cut -c1-120)"}
+	fi
+	if [[ -z "$reason" ]]; then
+		echo "PASS $name" >>"$DST_RESULTS/results.txt"
+	else
+		echo "FAIL $name $reason" >>"$DST_RESULTS/results.txt"
+	fi
+	say "$(tail -n1 "$DST_RESULTS/results.txt") ($((SECONDS - start)) s)"
+}
+
+run_tests() {
+	local t
+	local -a tests
+	mapfile -t tests < <(select_tests)
+	: >"$DST_RESULTS/results.txt"
+	echo "first_test_uptime $(cut -d' ' -f1 /proc/uptime)" >"$DST_RESULTS/timing.txt"
+	say "${#tests[@]} test(s) selected by pattern '${DST_TESTS:-all}'"
+	for t in "${tests[@]}"; do
+		run_test "$t"
+	done
+	echo "end_uptime $(cut -d' ' -f1 /proc/uptime)" >>"$DST_RESULTS/timing.txt"
+}
+
+run_demo() {
+	say "demo mode"
+	bash "$DST_ROOT/tests/guest/demo.sh" 2>&1 | tee "$DST_RESULTS/demo.log" || true
+}
+
+finish() {
+	dmesg >"$DST_RESULTS/dmesg.txt" 2>&1 || true
+	touch "$DST_RESULTS/done"
+	sync
+	say "done"
+}
+
+main() {
+	load_params
+	say "kernel $(uname -r), mode $DST_MODE, uptime $(cut -d' ' -f1 /proc/uptime) s"
+	install_module
+	ensure_user
+	case "$DST_MODE" in
+	demo) run_demo ;;
+	*) run_tests ;;
+	esac
+	finish
+}
+
+main "$@"

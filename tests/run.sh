@@ -1,0 +1,174 @@
+#!/bin/bash
+# Test orchestrator.
+#   tests/run.sh all [PATTERN]     what "make test" runs: install what is missing,
+#                                  build, host tests, guest tests, and one last line
+#                                  "N passed, N failed" over all of them
+#   tests/run.sh guest [PATTERN]   boot the QEMU guest and run tests/guest/NN-*.sh
+#                                  (PATTERN: glob(s) on test names, comma-separated;
+#                                  without glob characters it matches as a substring)
+#   tests/run.sh image             build the guest image if needed, print its dir
+# Env: KVER, DST_KO (module to test, default src/dst.ko), DST_GUEST_TIMEOUT
+# (whole guest run, default 1500 s), DST_TEST_TIMEOUT (per test, default 300 s),
+# DST_CACHE, DST_KVM=1, DST_VM_LIVE=1 (show the guest console live).
+# Output: tests/out/guest/{results.txt,NAME.log,console.log,dmesg.txt,counts}
+# and a last line "guest: N passed, N failed"; non-zero exit if any failed.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LIB=$ROOT/tests/lib
+# shellcheck source=tests/lib/vm.sh
+source "$LIB/vm.sh"
+
+die() {
+	echo "run.sh: $*" >&2
+	exit 1
+}
+
+# Prints the module path relative to the share root; a module outside the
+# tree is copied into the results dir first.
+stage_module() {
+	local ko=$1 out=$2 rel
+	if [[ ! -f "$ko" ]]; then
+		echo "run.sh: warning: module $ko not found" >&2
+		realpath -m --relative-to="$ROOT" "$ko"
+		return 0
+	fi
+	rel=$(realpath --relative-to="$ROOT" "$ko")
+	if [[ "$rel" == ../* ]]; then
+		cp "$ko" "$out/dst.ko"
+		rel=$(realpath --relative-to="$ROOT" "$out/dst.ko")
+	fi
+	echo "$rel"
+}
+
+# Runs depmod on the host (fast; under TCG a guest depmod -a takes ~18 s)
+# for the kernel's own modules plus the module to test, into OUT/moddep.
+# The guest uses it only if its modules.order matches; else it runs depmod.
+stage_moddep() {
+	local out=$1 ko=$2 kver=$3 b m
+	m=/lib/modules/$kver
+	[[ -f "$ko" && -d "$m/kernel" && -f "$m/modules.order" ]] || return 0
+	b=$(mktemp -d)
+	mkdir -p "$b$m/updates"
+	ln -s "$m/kernel" "$b$m/kernel"
+	cp "$m"/modules.{order,builtin,builtin.modinfo} "$b$m/"
+	cp "$ko" "$b$m/updates/dst.ko"
+	if depmod -b "$b" "$kver"; then
+		mkdir -p "$out/moddep"
+		cp "$b$m"/modules.* "$out/moddep/"
+	else
+		echo "run.sh: warning: host depmod failed; the guest will run depmod" >&2
+	fi
+	rm -rf "$b"
+}
+
+# Prints the results, the logs of failed tests and the summary line;
+# writes OUT/counts ("passed failed"). Fails if any test failed.
+report() {
+	local out=$1 finished=$2 passed=0 failed=0 status name reason
+	if [[ -f "$out/results.txt" ]]; then
+		while read -r status name reason; do
+			echo "$status $name${reason:+ $reason}"
+			case "$status" in
+			PASS) passed=$((passed + 1)) ;;
+			*)
+				failed=$((failed + 1))
+				echo "----- $name.log -----"
+				cat "$out/$name.log" 2>/dev/null || true
+				echo "----- end of $name.log -----"
+				;;
+			esac
+		done <"$out/results.txt"
+	fi
+	if [[ "$finished" != 1 ]]; then
+		echo "FAIL guest did not finish"
+		failed=$((failed + 1))
+		echo "----- last lines of console.log -----"
+		tail -n 40 "$out/console.log" 2>/dev/null || true
+		echo "----- end of console.log -----"
+	fi
+	echo "$passed $failed" >"$out/counts"
+	echo "guest: $passed passed, $failed failed"
+	((failed == 0))
+}
+
+# prepare_guest OUT: deps, kernel version, image. Sets KVER and IMG.
+prepare_guest() {
+	"$LIB/deps.sh"
+	KVER=$("$LIB/kver.sh")
+	IMG=$("$LIB/image.sh" "$KVER")
+}
+
+# boot_guest OUT MODE TIMEOUT [CMDLINE_EXTRA...]: stages the module and
+# boots the guest; returns 0 when the guest wrote OUT/done.
+boot_guest() {
+	local out=$1 mode=$2 tmo=$3 ko rel_out rc=0
+	shift 3
+	rm -rf "$out"
+	mkdir -p "$out"
+	ko=$(stage_module "${DST_KO:-$ROOT/src/dst.ko}" "$out")
+	stage_moddep "$out" "$ROOT/$ko" "$KVER"
+	rel_out=$(realpath --relative-to="$ROOT" "$out")
+	echo "guest: kernel $KVER, image $IMG, module $ko, timeout $tmo s"
+	vm_run "$IMG" "$ROOT" "$tmo" "$out/console.log" \
+		"dsttest.mode=$mode" "dsttest.kver=$KVER" "dsttest.results=$rel_out" \
+		"dsttest.ko=$ko" "dsttest.moddep=$rel_out/moddep" "dsttest.timeout=${DST_TEST_TIMEOUT:-300}" "$@" || rc=$?
+	((rc == 0)) || echo "guest: qemu exited with status $rc" >&2
+	[[ -f "$out/done" ]]
+}
+
+# build: the packages it needs, then the module, dstadm and the test tools.
+build() {
+	"$LIB/deps.sh"
+	KVER=$("$LIB/kver.sh")
+	make -s -C "$ROOT" KVER="$KVER" all tools
+}
+
+# Every host and guest test; the last line counts them all.
+cmd_all() {
+	local pattern=${1:-} hp=0 hf=0 gp=0 gf=0 rc=0
+	rm -f "$ROOT"/tests/out/{host,guest}/counts
+	build
+	"$ROOT/tests/host.sh" || rc=1
+	cmd_guest "$pattern" || rc=1
+	read -r hp hf <"$ROOT/tests/out/host/counts" || hf=1
+	read -r gp gf <"$ROOT/tests/out/guest/counts" || gf=1
+	echo "$((hp + gp)) passed, $((hf + gf)) failed"
+	return $rc
+}
+
+cmd_guest() {
+	local pattern=${1:-} out=$ROOT/tests/out/guest finished=0 start=$SECONDS
+	local -a extra=()
+	[[ "$pattern" != *" "* ]] || die "pattern must not contain spaces: '$pattern'"
+	[[ -z "$pattern" ]] || extra+=("dsttest.tests=$pattern")
+	prepare_guest
+	boot_guest "$out" test "${DST_GUEST_TIMEOUT:-1500}" "${extra[@]}" && finished=1
+	echo "guest: run took $((SECONDS - start)) s"
+	report "$out" "$finished"
+}
+
+main() {
+	case "${1:-}" in
+	all)
+		shift
+		cmd_all "$@"
+		;;
+	guest)
+		shift
+		cmd_guest "$@"
+		;;
+	image)
+		"$LIB/deps.sh"
+		"$LIB/image.sh" "$("$LIB/kver.sh")"
+		;;
+	*)
+		echo "usage: $0 all [PATTERN] | guest [PATTERN] | image" >&2
+		exit 2
+		;;
+	esac
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+	main "$@"
+fi
