@@ -21,8 +21,8 @@ step "A second storage with the same name is refused" dstadm create r0 --alg lin
 step "An unknown algorithm is refused" dstadm create r5 --alg raid5
 step "A user without CAP_NET_ADMIN is refused" \
 	setpriv --reuid=nobody --regid=nogroup --clear-groups dstadm status
-step "Delete the storages" dstadm delete r0
-step "" dstadm delete big
+step "Delete the mirror" dstadm delete r0
+step "Delete the linear storage" dstadm delete big
 step "Nothing left" dstadm status --json
 step "Unload the module" rmmod dst
 printf '\nDemo finished.\n'
