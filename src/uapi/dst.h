@@ -12,6 +12,10 @@
 
 #include <linux/types.h>
 
+/* ------------------------------------------------------------------------
+ * Control interface: the "dst" generic netlink family.
+ */
+
 #define DST_GENL_NAME		"dst"
 #define DST_GENL_VERSION	1
 #define DST_GENL_MCGRP_EVENTS	"events"
@@ -29,7 +33,17 @@
  * DST_CMD_STORAGE_DEL	request: DST_A_STORAGE { NAME }
  *			also multicast on "events" after a storage is deleted
  * DST_CMD_STORAGE_GET	request: DST_A_STORAGE { NAME }, or NLM_F_DUMP for all
- *			reply: DST_A_STORAGE { NAME, ALG, ID, STATE, SIZE }
+ *			reply: DST_A_STORAGE { NAME, ALG, ID, STATE, SIZE, NODES }
+ * DST_CMD_STORAGE_START	request: DST_A_STORAGE { NAME }: make /dev/dstN
+ * DST_CMD_STORAGE_STOP	request: DST_A_STORAGE { NAME }: remove /dev/dstN
+ * DST_CMD_NODE_ADD	request: DST_A_STORAGE { NAME }, DST_A_NODE { TYPE, ADDR
+ *			or PATH, TIMEOUT }
+ * DST_CMD_EXPORT_NEW	request: DST_A_EXPORT { NAME, DEVICE, ADDR, READ_ONLY }
+ *			also multicast on "events"
+ * DST_CMD_EXPORT_DEL	request: DST_A_EXPORT { NAME }; also multicast
+ * DST_CMD_EXPORT_GET	request: DST_A_EXPORT { NAME }, or NLM_F_DUMP for all
+ *			reply: DST_A_EXPORT { NAME, DEVICE, ADDR, READ_ONLY, SIZE,
+ *			CLIENTS, REFUSED }
  */
 enum dst_cmd {
 	DST_CMD_UNSPEC,
@@ -37,6 +51,12 @@ enum dst_cmd {
 	DST_CMD_STORAGE_NEW,
 	DST_CMD_STORAGE_DEL,
 	DST_CMD_STORAGE_GET,
+	DST_CMD_STORAGE_START,
+	DST_CMD_STORAGE_STOP,
+	DST_CMD_NODE_ADD,
+	DST_CMD_EXPORT_NEW,
+	DST_CMD_EXPORT_DEL,
+	DST_CMD_EXPORT_GET,
 	__DST_CMD_MAX,
 };
 
@@ -48,6 +68,8 @@ enum dst_attr {
 	DST_A_VERSION,		/* string: module version (reply only) */
 	DST_A_ALGS,		/* nest of DST_ALG_A_NAME (reply only) */
 	DST_A_STORAGE,		/* nest: enum dst_storage_attr */
+	DST_A_NODE,		/* nest: enum dst_node_attr */
+	DST_A_EXPORT,		/* nest: enum dst_export_attr */
 	__DST_A_MAX,
 };
 
@@ -71,6 +93,7 @@ enum dst_storage_attr {
 	DST_STORAGE_A_STATE,	/* u32: enum dst_storage_state (reply only) */
 	DST_STORAGE_A_SIZE,	/* u64: size in bytes (reply only) */
 	DST_STORAGE_A_PAD,
+	DST_STORAGE_A_NODES,	/* nest of DST_A_NODE nests (reply only) */
 	__DST_STORAGE_A_MAX,
 };
 
@@ -80,6 +103,148 @@ enum dst_storage_state {
 	DST_STORAGE_STOPPED,	/* created, nodes may be added, no disk */
 	DST_STORAGE_RUNNING,	/* started, /dev/dstN exists */
 	__DST_STORAGE_STATE_MAX,
+};
+
+/*
+ * Inside DST_A_NODE.  Addresses are a struct sockaddr_in or sockaddr_in6 as
+ * bytes, port included; the attribute length tells which.
+ */
+enum dst_node_attr {
+	DST_NODE_A_UNSPEC,
+	DST_NODE_A_TYPE,	/* u32: enum dst_node_type */
+	DST_NODE_A_ADDR,	/* binary sockaddr: remote export */
+	DST_NODE_A_PATH,	/* string: local block device */
+	DST_NODE_A_TIMEOUT,	/* u32: request timeout in seconds, 0 = default */
+	DST_NODE_A_ID,		/* u32: index in the storage (reply only) */
+	DST_NODE_A_STATE,	/* u32: enum dst_node_state (reply only) */
+	DST_NODE_A_SIZE,	/* u64: bytes (reply only) */
+	DST_NODE_A_INFLIGHT,	/* u32: requests in flight (reply only) */
+	DST_NODE_A_READ_BYTES,	/* u64 (reply only) */
+	DST_NODE_A_WRITE_BYTES,	/* u64 (reply only) */
+	DST_NODE_A_PAD,
+	__DST_NODE_A_MAX,
+};
+
+#define DST_NODE_A_MAX (__DST_NODE_A_MAX - 1)
+
+enum dst_node_type {
+	DST_NODE_LOCAL,
+	DST_NODE_REMOTE,
+	__DST_NODE_TYPE_MAX,
+};
+
+enum dst_node_state {
+	DST_NODE_CONNECTED,	/* remote: handshake done; local: open */
+	DST_NODE_DEAD,		/* remote: connection lost, I/O fails */
+	__DST_NODE_STATE_MAX,
+};
+
+/* Inside DST_A_EXPORT. */
+enum dst_export_attr {
+	DST_EXPORT_A_UNSPEC,
+	DST_EXPORT_A_NAME,	/* string, the same rules as a storage name */
+	DST_EXPORT_A_DEVICE,	/* string: path of the block device to serve */
+	DST_EXPORT_A_ADDR,	/* binary sockaddr to listen on */
+	DST_EXPORT_A_READ_ONLY,	/* flag */
+	DST_EXPORT_A_SIZE,	/* u64: bytes (reply only) */
+	DST_EXPORT_A_CLIENTS,	/* u32: connected clients (reply only) */
+	DST_EXPORT_A_REFUSED,	/* u64: connections closed for bad input (reply only) */
+	DST_EXPORT_A_PAD,
+	__DST_EXPORT_A_MAX,
+};
+
+#define DST_EXPORT_A_MAX (__DST_EXPORT_A_MAX - 1)
+
+/* ------------------------------------------------------------------------
+ * Wire protocol, version 1.  See docs/PROTOCOL.md.
+ *
+ * Every field is big-endian and every struct is packed to the sizes given.
+ * Every header starts with a magic and the protocol version.
+ */
+#define DST_PROTO_VERSION	1
+#define DST_HELLO_MAGIC		0x44535448	/* "DSTH" */
+#define DST_REQ_MAGIC		0x44535452	/* "DSTR" */
+#define DST_REP_MAGIC		0x44535450	/* "DSTP" */
+
+/* Features a client may want; unknown bits are ignored by both sides. */
+#define DST_FEAT_FLUSH		(1ULL << 0)
+#define DST_FEAT_FUA		(1ULL << 1)
+#define DST_FEAT_DISCARD	(1ULL << 2)
+#define DST_FEAT_WRITE_ZEROES	(1ULL << 3)
+
+/* Export flags in the server hello. */
+#define DST_EXPORT_READ_ONLY	(1U << 0)
+
+#define DST_REASON_LEN		64
+
+/* Client hello, 16 bytes. */
+struct dst_hello {
+	__be32 magic;		/* DST_HELLO_MAGIC */
+	__be16 version;		/* DST_PROTO_VERSION */
+	__be16 reserved;	/* 0 */
+	__be64 features;	/* wanted DST_FEAT_* */
+} __attribute__((packed));
+
+/* Server hello, 112 bytes. */
+struct dst_hello_reply {
+	__be32 magic;		/* DST_HELLO_MAGIC */
+	__be16 version;		/* DST_PROTO_VERSION */
+	__be16 error;		/* enum dst_status; not OK: only reason counts */
+	__be64 size;		/* export size in bytes */
+	__be32 logical_block_size;
+	__be32 physical_block_size;
+	__be32 max_request;	/* largest READ/WRITE length in bytes */
+	__be32 flags;		/* DST_EXPORT_* */
+	__be64 features;	/* DST_FEAT_* granted: wanted and supported */
+	__u8 reason[DST_REASON_LEN];	/* NUL-terminated, when error */
+	__u8 reserved[8];	/* 0 */
+} __attribute__((packed));
+
+enum dst_cmd_type {
+	DST_REQ_READ		= 1,
+	DST_REQ_WRITE		= 2,	/* length bytes of data follow */
+	DST_REQ_FLUSH		= 3,
+	DST_REQ_DISCARD		= 4,
+	DST_REQ_WRITE_ZEROES	= 5,
+	DST_REQ_DISCONNECT	= 6,	/* no reply; the server closes */
+};
+
+/* Request flags. */
+#define DST_REQ_FUA		(1U << 0)
+
+/* Request, client to server, 32 bytes. */
+struct dst_request {
+	__be32 magic;		/* DST_REQ_MAGIC */
+	__u8 version;		/* DST_PROTO_VERSION */
+	__u8 cmd;		/* enum dst_cmd_type */
+	__be16 flags;		/* DST_REQ_* */
+	__be64 handle;		/* echoed in the reply */
+	__be64 offset;		/* bytes, a multiple of the logical block size */
+	__be32 length;		/* bytes, likewise; 0 for FLUSH and DISCONNECT */
+	__be32 reserved;	/* 0 */
+} __attribute__((packed));
+
+/* Reply, server to client, 24 bytes; a READ's data follows when OK. */
+struct dst_reply {
+	__be32 magic;		/* DST_REP_MAGIC */
+	__u8 version;		/* DST_PROTO_VERSION */
+	__u8 cmd;		/* the request's cmd */
+	__be16 reserved;	/* 0 */
+	__be32 status;		/* enum dst_status */
+	__be32 length;		/* bytes of data that follow */
+	__be64 handle;		/* the request's handle */
+} __attribute__((packed));
+
+enum dst_status {
+	DST_OK			= 0,
+	DST_EIO			= 1,
+	DST_EINVAL		= 2,
+	DST_EROFS		= 3,
+	DST_ENOSPC		= 4,
+	DST_EOPNOTSUPP		= 5,
+	DST_ENOMEM		= 6,
+	DST_EVERSION		= 7,	/* hello: protocol version not served */
+	DST_EPERM		= 8,	/* hello: client not allowed */
 };
 
 #endif /* _UAPI_LINUX_DST_H */
