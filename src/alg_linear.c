@@ -1,15 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dst: distributed storage - the "linear" algorithm: nodes concatenated
- * in the order they are added.
+ * in the order they are added, as dm-linear and md linear do.
  */
+#include <linux/bio.h>
 #include <linux/module.h>
 
 #include "dst.h"
 
+static int dst_linear_add_node(struct dst_storage *st, struct dst_node *node)
+{
+	node->start = st->size;
+	st->size += node->size;
+	return 0;
+}
+
+static struct dst_node *dst_linear_find(struct dst_storage *st, u64 pos)
+{
+	struct dst_node *node;
+
+	list_for_each_entry(node, &st->nodes, list)
+		if (pos < node->start + node->size)
+			return node;
+	return NULL;
+}
+
+/* Send each part of @bio to the node that holds it. */
+static void dst_linear_map(struct dst_storage *st, struct bio *bio)
+{
+	struct dst_node *node;
+	struct bio *split;
+	u64 pos, end;
+
+	for (;;) {
+		pos = (u64)bio->bi_iter.bi_sector << SECTOR_SHIFT;
+		node = dst_linear_find(st, pos);
+		if (!node) {
+			bio_io_error(bio);
+			return;
+		}
+		end = node->start + node->size;
+		if (pos + bio->bi_iter.bi_size <= end)
+			break;
+		split = bio_split(bio, (end - pos) >> SECTOR_SHIFT, GFP_NOIO,
+				  &st->bs);
+		bio_chain(split, bio);
+		dst_node_submit(node, split);
+	}
+	dst_node_submit(node, bio);
+}
+
 static struct dst_alg_ops dst_linear_alg = {
-	.name	= "linear",
-	.owner	= THIS_MODULE,
+	.name		= "linear",
+	.owner		= THIS_MODULE,
+	.add_node	= dst_linear_add_node,
+	.map		= dst_linear_map,
 };
 
 int __init dst_linear_init(void)

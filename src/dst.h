@@ -5,23 +5,39 @@
 #ifndef _DST_H
 #define _DST_H
 
+#include <linux/atomic.h>
+#include <linux/bio.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/sizes.h>
+#include <linux/socket.h>
 #include <linux/types.h>
 
 #include "uapi/dst.h"
 
 struct sk_buff;
+struct socket;
+struct dst_storage;
+struct dst_node;
+struct dst_remote;
+
+#define DST_DEFAULT_TIMEOUT	30	/* seconds, as nbd's */
+#define DST_MAX_TIMEOUT		(24 * 3600)
+#define DST_MAX_REQUEST		SZ_1M	/* bytes per READ/WRITE */
 
 /**
  * struct dst_alg_ops - a storage algorithm, registered like a dm target
  * @name:	name given to "dstadm create --alg"
  * @owner:	module that provides the algorithm; pinned by each storage
+ * @add_node:	place a new node in a stopped storage and update its size
+ * @map:	send a bio of the storage's disk to its nodes
  * @list:	entry in the algorithm registry
  */
 struct dst_alg_ops {
 	const char *name;
 	struct module *owner;
+	int (*add_node)(struct dst_storage *st, struct dst_node *node);
+	void (*map)(struct dst_storage *st, struct bio *bio);
 	struct list_head list;
 };
 
@@ -37,12 +53,59 @@ int dst_mirror_init(void);
 void dst_mirror_exit(void);
 
 /**
+ * struct dst_node_limits - what a node can do, as its queue limits
+ * @logical_block_size:	bytes
+ * @physical_block_size: bytes
+ * @max_request:	largest read or write in bytes
+ * @read_only:		writes are refused
+ * @features:		DST_FEAT_* it supports
+ */
+struct dst_node_limits {
+	u32 logical_block_size;
+	u32 physical_block_size;
+	u32 max_request;
+	bool read_only;
+	u64 features;
+};
+
+/**
+ * struct dst_node - a local block device or a remote export in a storage
+ * @list:	entry in the storage's node list
+ * @st:		the storage
+ * @id:		index in the storage
+ * @type:	enum dst_node_type
+ * @start:	first byte of the storage that this node holds (linear)
+ * @size:	bytes
+ * @limits:	what the node can do
+ * @remote:	the connection of a remote node
+ * @read_bytes:	bytes read through this node
+ * @write_bytes: bytes written through this node
+ */
+struct dst_node {
+	struct list_head list;
+	struct dst_storage *st;
+	u32 id;
+	enum dst_node_type type;
+	u64 start;
+	u64 size;
+	struct dst_node_limits limits;
+	struct dst_remote *remote;
+	atomic64_t read_bytes;
+	atomic64_t write_bytes;
+};
+
+/**
  * struct dst_storage - a named storage built from nodes by an algorithm
  * @name:	unique name, see dst_name_valid()
  * @id:		N of /dev/dstN
  * @alg:	algorithm, holds a reference on its module
  * @state:	enum dst_storage_state
  * @size:	size in bytes
+ * @nodes:	list of struct dst_node, in the order they were added
+ * @nr_nodes:	number of nodes
+ * @disk:	/dev/dstN while running
+ * @read_only:	a node is read only, so the disk is
+ * @bs:		bio set for the clones and splits of the algorithms
  */
 struct dst_storage {
 	char name[DST_NAME_MAX];
@@ -50,7 +113,16 @@ struct dst_storage {
 	const struct dst_alg_ops *alg;
 	enum dst_storage_state state;
 	u64 size;
+	struct list_head nodes;
+	u32 nr_nodes;
+	struct gendisk *disk;
+	bool read_only;
+	struct bio_set bs;
 };
+
+/* /dev/dstN has 1 << DST_PART_SHIFT minors, for partitions. */
+#define DST_PART_SHIFT		4
+#define DST_MAX_STORAGES	(1U << (MINORBITS - DST_PART_SHIFT))
 
 /*
  * The storage registry.  Lookups and iteration need dst_storage_lock();
@@ -62,8 +134,62 @@ bool dst_name_valid(const char *name);
 struct dst_storage *dst_storage_create(const char *name,
 				       const struct dst_alg_ops *alg);
 void dst_storage_destroy(struct dst_storage *st);
+int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
+			 const char **why);
 struct dst_storage *dst_storage_find(const char *name);
 struct dst_storage *dst_storage_next(u32 *id);
+
+/* Nodes: node.c */
+struct dst_node *dst_node_create_remote(struct dst_storage *st,
+					const struct sockaddr_storage *addr,
+					int addrlen, unsigned int timeout,
+					const char **why);
+void dst_node_destroy(struct dst_node *node);
+void dst_node_submit(struct dst_node *node, struct bio *bio);
+enum dst_node_state dst_node_state(struct dst_node *node);
+int dst_node_fill(struct sk_buff *skb, struct dst_node *node);
+
+/* The client of a remote export: remote.c */
+struct dst_remote *dst_remote_connect(struct dst_node *node,
+				      const struct sockaddr_storage *addr,
+				      int addrlen, unsigned int timeout,
+				      const char **why);
+void dst_remote_destroy(struct dst_remote *r);
+void dst_remote_submit(struct dst_remote *r, struct bio *bio);
+bool dst_remote_dead(struct dst_remote *r);
+unsigned int dst_remote_inflight(struct dst_remote *r);
+unsigned int dst_remote_timeout(struct dst_remote *r);
+const struct sockaddr_storage *dst_remote_addr(struct dst_remote *r, int *len);
+
+/* Socket helpers: sock.c */
+int dst_sock_xmit(struct socket *sock, bool send, void *buf, size_t len);
+int dst_sock_send_bio(struct socket *sock, struct bio *bio);
+int dst_sock_recv_bio(struct socket *sock, struct bio *bio);
+void dst_sock_setup(struct socket *sock);
+blk_status_t dst_status_to_blk(u32 status);
+u32 dst_errno_to_status(int err);
+
+/* The disk of a running storage: disk.c */
+int dst_disk_init(void);
+void dst_disk_exit(void);
+int dst_storage_start(struct dst_storage *st, const char **why);
+int dst_storage_stop(struct dst_storage *st, const char **why);
+
+/* Exports: export.c, server.c */
+struct dst_export;
+struct dst_export *dst_export_create(const char *name, const char *path,
+				     const struct sockaddr_storage *addr,
+				     int addrlen, bool read_only,
+				     const char **why, int *err);
+void dst_export_destroy(struct dst_export *exp);
+struct dst_export *dst_export_find(const char *name);
+struct dst_export *dst_export_next(unsigned long *index);
+int dst_export_fill(struct sk_buff *skb, struct dst_export *exp);
+void dst_export_lock(void);
+void dst_export_unlock(void);
+const char *dst_export_name(struct dst_export *exp);
+int dst_server_init(void);
+void dst_server_exit(void);
 
 int dst_genl_init(void);
 void dst_genl_exit(void);

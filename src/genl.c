@@ -8,10 +8,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/module.h>
 #include <net/genetlink.h>
 
 #include "dst.h"
+#include "export.h"
 
 static const struct nla_policy dst_storage_policy[DST_STORAGE_A_MAX + 1] = {
 	/* Length is checked by the handlers, which say what is wrong. */
@@ -21,12 +24,42 @@ static const struct nla_policy dst_storage_policy[DST_STORAGE_A_MAX + 1] = {
 	[DST_STORAGE_A_STATE]	= { .type = NLA_REJECT },
 	[DST_STORAGE_A_SIZE]	= { .type = NLA_REJECT },
 	[DST_STORAGE_A_PAD]	= { .type = NLA_REJECT },
+	[DST_STORAGE_A_NODES]	= { .type = NLA_REJECT },
+};
+
+static const struct nla_policy dst_node_policy[DST_NODE_A_MAX + 1] = {
+	[DST_NODE_A_TYPE]	= NLA_POLICY_MAX(NLA_U32, __DST_NODE_TYPE_MAX - 1),
+	[DST_NODE_A_ADDR]	= { .type = NLA_BINARY,
+				    .len = sizeof(struct sockaddr_in6) },
+	[DST_NODE_A_PATH]	= { .type = NLA_NUL_STRING },
+	[DST_NODE_A_TIMEOUT]	= { .type = NLA_U32 },
+	[DST_NODE_A_ID]		= { .type = NLA_REJECT },
+	[DST_NODE_A_STATE]	= { .type = NLA_REJECT },
+	[DST_NODE_A_SIZE]	= { .type = NLA_REJECT },
+	[DST_NODE_A_INFLIGHT]	= { .type = NLA_REJECT },
+	[DST_NODE_A_READ_BYTES]	= { .type = NLA_REJECT },
+	[DST_NODE_A_WRITE_BYTES] = { .type = NLA_REJECT },
+	[DST_NODE_A_PAD]	= { .type = NLA_REJECT },
+};
+
+static const struct nla_policy dst_export_policy[DST_EXPORT_A_MAX + 1] = {
+	[DST_EXPORT_A_NAME]	= { .type = NLA_NUL_STRING },
+	[DST_EXPORT_A_DEVICE]	= { .type = NLA_NUL_STRING },
+	[DST_EXPORT_A_ADDR]	= { .type = NLA_BINARY,
+				    .len = sizeof(struct sockaddr_in6) },
+	[DST_EXPORT_A_READ_ONLY] = { .type = NLA_FLAG },
+	[DST_EXPORT_A_SIZE]	= { .type = NLA_REJECT },
+	[DST_EXPORT_A_CLIENTS]	= { .type = NLA_REJECT },
+	[DST_EXPORT_A_REFUSED]	= { .type = NLA_REJECT },
+	[DST_EXPORT_A_PAD]	= { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dst_policy[DST_A_MAX + 1] = {
 	[DST_A_VERSION]	= { .type = NLA_REJECT },
 	[DST_A_ALGS]	= { .type = NLA_REJECT },
 	[DST_A_STORAGE]	= NLA_POLICY_NESTED(dst_storage_policy),
+	[DST_A_NODE]	= NLA_POLICY_NESTED(dst_node_policy),
+	[DST_A_EXPORT]	= NLA_POLICY_NESTED(dst_export_policy),
 };
 
 enum dst_mcgrp {
@@ -38,6 +71,17 @@ static const struct genl_multicast_group dst_mcgrps[] = {
 };
 
 static struct genl_family dst_genl_family;
+
+/*
+ * Report @why, a static string saying why a request failed.  The helpers
+ * of the other files say why through such strings, which
+ * NL_SET_ERR_MSG() takes only as literals.
+ */
+static void dst_genl_why(struct genl_info *info, const char *why)
+{
+	if (why && info->extack)
+		info->extack->_msg = why;
+}
 
 static int dst_storage_fill(struct sk_buff *skb, struct dst_storage *st,
 			    u32 portid, u32 seq, int flags, u8 cmd)
@@ -59,6 +103,18 @@ static int dst_storage_fill(struct sk_buff *skb, struct dst_storage *st,
 	    nla_put_u64_64bit(skb, DST_STORAGE_A_SIZE, st->size,
 			      DST_STORAGE_A_PAD))
 		goto err;
+	if (st->nr_nodes) {
+		struct dst_node *node;
+		struct nlattr *nodes;
+
+		nodes = nla_nest_start(skb, DST_STORAGE_A_NODES);
+		if (!nodes)
+			goto err;
+		list_for_each_entry(node, &st->nodes, list)
+			if (dst_node_fill(skb, node))
+				goto err;
+		nla_nest_end(skb, nodes);
+	}
 	nla_nest_end(skb, nest);
 
 	genlmsg_end(skb, hdr);
@@ -76,7 +132,7 @@ static void dst_genl_notify(struct dst_storage *st, u8 cmd)
 	if (!genl_has_listeners(&dst_genl_family, &init_net, DST_MCGRP_EVENTS))
 		return;
 
-	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
 		return;
 	if (dst_storage_fill(skb, st, 0, 0, 0, cmd)) {
@@ -182,6 +238,7 @@ static int dst_genl_storage_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DST_STORAGE_A_MAX + 1];
 	struct dst_storage *st;
+	const char *why;
 	int err;
 
 	err = dst_genl_parse_storage(info, tb);
@@ -196,7 +253,13 @@ static int dst_genl_storage_del(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOENT;
 		goto out;
 	}
-	pr_debug("storage %s deleted\n", st->name);
+	if (st->state == DST_STORAGE_RUNNING) {
+		err = dst_storage_stop(st, &why);
+		if (err) {
+			dst_genl_why(info, why);
+			goto out;
+		}
+	}
 	dst_genl_notify(st, DST_CMD_STORAGE_DEL);
 	dst_storage_destroy(st);
 out:
@@ -215,7 +278,7 @@ static int dst_genl_storage_get(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 
-	reply = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	reply = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!reply)
 		return -ENOMEM;
 
@@ -264,6 +327,323 @@ static int dst_genl_storage_dump(struct sk_buff *skb,
 	return err ?: skb->len;
 }
 
+/* Find the storage a request names; with dst_storage_lock() held. */
+static struct dst_storage *dst_genl_storage(struct genl_info *info, int *err)
+{
+	struct nlattr *tb[DST_STORAGE_A_MAX + 1];
+	struct dst_storage *st;
+
+	*err = dst_genl_parse_storage(info, tb);
+	if (*err)
+		return NULL;
+	st = dst_storage_find(nla_data(tb[DST_STORAGE_A_NAME]));
+	if (!st) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_STORAGE_A_NAME],
+				    "no such storage");
+		*err = -ENOENT;
+	}
+	return st;
+}
+
+static int dst_genl_storage_start(struct sk_buff *skb, struct genl_info *info)
+{
+	struct dst_storage *st;
+	const char *why = NULL;
+	int err;
+
+	dst_storage_lock();
+	st = dst_genl_storage(info, &err);
+	if (st) {
+		err = dst_storage_start(st, &why);
+		if (err)
+			dst_genl_why(info, why);
+	}
+	dst_storage_unlock();
+	return err;
+}
+
+static int dst_genl_storage_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	struct dst_storage *st;
+	const char *why = NULL;
+	int err;
+
+	dst_storage_lock();
+	st = dst_genl_storage(info, &err);
+	if (st) {
+		err = dst_storage_stop(st, &why);
+		if (err)
+			dst_genl_why(info, why);
+	}
+	dst_storage_unlock();
+	return err;
+}
+
+/*
+ * Copy a socket address attribute: a sockaddr_in or sockaddr_in6 with a
+ * port, told apart by length.
+ */
+static int dst_genl_addr(struct genl_info *info, const struct nlattr *attr,
+			 struct sockaddr_storage *ss, int *len)
+{
+	const struct sockaddr_in6 *sin6 = nla_data(attr);
+	const struct sockaddr_in *sin = nla_data(attr);
+
+	*len = nla_len(attr);
+	if (!((*len == sizeof(*sin) && sin->sin_family == AF_INET &&
+	       sin->sin_port) ||
+	      (*len == sizeof(*sin6) && sin6->sin6_family == AF_INET6 &&
+	       sin6->sin6_port))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "not an IPv4 or IPv6 address with a port");
+		return -EINVAL;
+	}
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, nla_data(attr), *len);
+	return 0;
+}
+
+static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DST_NODE_A_MAX + 1];
+	struct nlattr *nest = info->attrs[DST_A_NODE];
+	struct sockaddr_storage addr;
+	struct dst_storage *st;
+	struct dst_node *node;
+	const char *why = NULL;
+	u32 timeout = 0;
+	int err, len;
+
+	if (GENL_REQ_ATTR_CHECK(info, DST_A_NODE))
+		return -EINVAL;
+	err = nla_parse_nested(tb, DST_NODE_A_MAX, nest, dst_node_policy,
+			       info->extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_NODE_A_TYPE))
+		return -EINVAL;
+	if (nla_get_u32(tb[DST_NODE_A_TYPE]) != DST_NODE_REMOTE) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_NODE_A_TYPE],
+				    "local nodes are not supported yet");
+		return -EOPNOTSUPP;
+	}
+	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_NODE_A_ADDR))
+		return -EINVAL;
+	err = dst_genl_addr(info, tb[DST_NODE_A_ADDR], &addr, &len);
+	if (err)
+		return err;
+	if (tb[DST_NODE_A_TIMEOUT]) {
+		timeout = nla_get_u32(tb[DST_NODE_A_TIMEOUT]);
+		if (timeout > DST_MAX_TIMEOUT) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_NODE_A_TIMEOUT],
+					    "timeout longer than a day");
+			return -EINVAL;
+		}
+	}
+
+	dst_storage_lock();
+	st = dst_genl_storage(info, &err);
+	if (!st)
+		goto out;
+	if (st->state != DST_STORAGE_STOPPED) {
+		NL_SET_ERR_MSG(info->extack, "stop the storage to add nodes");
+		err = -EBUSY;
+		goto out;
+	}
+	node = dst_node_create_remote(st, &addr, len, timeout, &why);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		goto out;
+	}
+	err = dst_storage_add_node(st, node, &why);
+	if (err)
+		dst_node_destroy(node);
+out:
+	dst_storage_unlock();
+	if (err)
+		dst_genl_why(info, why);
+	return err;
+}
+
+static int dst_genl_export_name(struct genl_info *info, struct nlattr **tb)
+{
+	struct nlattr *nest = info->attrs[DST_A_EXPORT];
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, DST_A_EXPORT))
+		return -EINVAL;
+	err = nla_parse_nested(tb, DST_EXPORT_A_MAX, nest, dst_export_policy,
+			       info->extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_EXPORT_A_NAME))
+		return -EINVAL;
+	if (!dst_name_valid(nla_data(tb[DST_EXPORT_A_NAME]))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_EXPORT_A_NAME],
+				    "invalid name (1-31 characters of A-Z a-z 0-9 _ . -, not starting with . or -)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int dst_export_reply(struct sk_buff *skb, struct dst_export *exp,
+			    u32 portid, u32 seq, int flags, u8 cmd)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &dst_genl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (dst_export_fill(skb, exp)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static void dst_genl_export_notify(struct dst_export *exp, u8 cmd)
+{
+	struct sk_buff *skb;
+
+	if (!genl_has_listeners(&dst_genl_family, &init_net, DST_MCGRP_EVENTS))
+		return;
+	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	if (dst_export_reply(skb, exp, 0, 0, 0, cmd)) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_multicast(&dst_genl_family, skb, 0, DST_MCGRP_EVENTS,
+			  GFP_KERNEL);
+}
+
+static int dst_genl_export_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *nest = info->attrs[DST_A_EXPORT];
+	struct nlattr *tb[DST_EXPORT_A_MAX + 1];
+	struct sockaddr_storage addr;
+	struct dst_export *exp;
+	const char *why = NULL;
+	const char *path;
+	int err, len;
+
+	err = dst_genl_export_name(info, tb);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_EXPORT_A_DEVICE) ||
+	    NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_EXPORT_A_ADDR))
+		return -EINVAL;
+	path = nla_data(tb[DST_EXPORT_A_DEVICE]);
+	if (!*path || strlen(path) >= sizeof_field(struct dst_export, path)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_EXPORT_A_DEVICE],
+				    "device path empty or too long");
+		return -EINVAL;
+	}
+	err = dst_genl_addr(info, tb[DST_EXPORT_A_ADDR], &addr, &len);
+	if (err)
+		return err;
+
+	dst_export_lock();
+	if (dst_export_find(nla_data(tb[DST_EXPORT_A_NAME]))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_EXPORT_A_NAME],
+				    "already exists");
+		err = -EEXIST;
+		goto out;
+	}
+	exp = dst_export_create(nla_data(tb[DST_EXPORT_A_NAME]), path, &addr,
+				len, nla_get_flag(tb[DST_EXPORT_A_READ_ONLY]),
+				&why, &err);
+	if (exp)
+		dst_genl_export_notify(exp, DST_CMD_EXPORT_NEW);
+	else
+		dst_genl_why(info, why);
+out:
+	dst_export_unlock();
+	return err;
+}
+
+static int dst_genl_export_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DST_EXPORT_A_MAX + 1];
+	struct dst_export *exp;
+	int err;
+
+	err = dst_genl_export_name(info, tb);
+	if (err)
+		return err;
+	dst_export_lock();
+	exp = dst_export_find(nla_data(tb[DST_EXPORT_A_NAME]));
+	if (exp) {
+		dst_genl_export_notify(exp, DST_CMD_EXPORT_DEL);
+		dst_export_destroy(exp);
+	} else {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_EXPORT_A_NAME],
+				    "no such export");
+		err = -ENOENT;
+	}
+	dst_export_unlock();
+	return err;
+}
+
+static int dst_genl_export_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DST_EXPORT_A_MAX + 1];
+	struct dst_export *exp;
+	struct sk_buff *reply;
+	int err;
+
+	err = dst_genl_export_name(info, tb);
+	if (err)
+		return err;
+	reply = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!reply)
+		return -ENOMEM;
+
+	dst_export_lock();
+	exp = dst_export_find(nla_data(tb[DST_EXPORT_A_NAME]));
+	if (!exp) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_EXPORT_A_NAME],
+				    "no such export");
+		err = -ENOENT;
+	} else {
+		err = dst_export_reply(reply, exp, info->snd_portid,
+				       info->snd_seq, 0, DST_CMD_EXPORT_GET);
+	}
+	dst_export_unlock();
+
+	if (err) {
+		nlmsg_free(reply);
+		return err;
+	}
+	return genlmsg_reply(reply, info);
+}
+
+/* cb->args[0] is the index of the next export to dump. */
+static int dst_genl_export_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	unsigned long index = cb->args[0];
+	struct dst_export *exp;
+	int err = 0;
+
+	dst_export_lock();
+	while ((exp = dst_export_next(&index))) {
+		err = dst_export_reply(skb, exp, NETLINK_CB(cb->skb).portid,
+				       cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				       DST_CMD_EXPORT_GET);
+		if (err)
+			break;
+		index++;
+	}
+	dst_export_unlock();
+
+	cb->args[0] = index;
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
 static const struct genl_small_ops dst_genl_ops[] = {
 	{
 		.cmd	= DST_CMD_INFO,
@@ -285,6 +665,37 @@ static const struct genl_small_ops dst_genl_ops[] = {
 		.flags	= GENL_ADMIN_PERM,
 		.doit	= dst_genl_storage_get,
 		.dumpit	= dst_genl_storage_dump,
+	},
+	{
+		.cmd	= DST_CMD_STORAGE_START,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= dst_genl_storage_start,
+	},
+	{
+		.cmd	= DST_CMD_STORAGE_STOP,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= dst_genl_storage_stop,
+	},
+	{
+		.cmd	= DST_CMD_NODE_ADD,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= dst_genl_node_add,
+	},
+	{
+		.cmd	= DST_CMD_EXPORT_NEW,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= dst_genl_export_new,
+	},
+	{
+		.cmd	= DST_CMD_EXPORT_DEL,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= dst_genl_export_del,
+	},
+	{
+		.cmd	= DST_CMD_EXPORT_GET,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= dst_genl_export_get,
+		.dumpit	= dst_genl_export_dump,
 	},
 };
 

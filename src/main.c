@@ -16,9 +16,15 @@ static int __init dst_init(void)
 {
 	int err;
 
-	err = dst_linear_init();
+	err = dst_disk_init();
 	if (err)
 		return err;
+	err = dst_server_init();
+	if (err)
+		goto err_disk;
+	err = dst_linear_init();
+	if (err)
+		goto err_server;
 	err = dst_mirror_init();
 	if (err)
 		goto err_linear;
@@ -33,6 +39,10 @@ err_mirror:
 	dst_mirror_exit();
 err_linear:
 	dst_linear_exit();
+err_server:
+	dst_server_exit();
+err_disk:
+	dst_disk_exit();
 	return err;
 }
 
@@ -41,6 +51,8 @@ static void __exit dst_exit(void)
 	dst_genl_exit();
 	dst_mirror_exit();
 	dst_linear_exit();
+	dst_server_exit();
+	dst_disk_exit();
 }
 
 module_init(dst_init);

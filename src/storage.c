@@ -6,6 +6,7 @@
  * unique.  One mutex serialises every change and every walk, as nbd's
  * nbd_index_mutex does for its devices.
  */
+#include <linux/bio.h>
 #include <linux/ctype.h>
 #include <linux/idr.h>
 #include <linux/mutex.h>
@@ -90,16 +91,21 @@ struct dst_storage *dst_storage_create(const char *name,
 	if (!st)
 		goto err_put;
 
-	id = idr_alloc(&dst_storages, st, 0, 0, GFP_KERNEL);
-	if (id < 0)
+	if (bioset_init(&st->bs, BIO_POOL_SIZE, 0, 0))
 		goto err_free;
+	id = idr_alloc(&dst_storages, st, 0, DST_MAX_STORAGES, GFP_KERNEL);
+	if (id < 0)
+		goto err_bioset;
 
 	strscpy(st->name, name, sizeof(st->name));
 	st->id = id;
 	st->alg = alg;
 	st->state = DST_STORAGE_STOPPED;
+	INIT_LIST_HEAD(&st->nodes);
 	return st;
 
+err_bioset:
+	bioset_exit(&st->bs);
 err_free:
 	kfree(st);
 err_put:
@@ -107,11 +113,43 @@ err_put:
 	return NULL;
 }
 
-void dst_storage_destroy(struct dst_storage *st)
+/* Add @node to a stopped storage, placed by the algorithm. */
+int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
+			 const char **why)
 {
+	int err;
+
 	lockdep_assert_held(&dst_storages_lock);
 
+	if (st->state != DST_STORAGE_STOPPED) {
+		*why = "stop the storage to add nodes";
+		return -EBUSY;
+	}
+	if (!st->alg->add_node) {
+		*why = "this algorithm does not take nodes yet";
+		return -EOPNOTSUPP;
+	}
+	err = st->alg->add_node(st, node);
+	if (err) {
+		*why = "the algorithm refused the node";
+		return err;
+	}
+	list_add_tail(&node->list, &st->nodes);
+	st->nr_nodes++;
+	return 0;
+}
+
+/* Free a stopped storage with its nodes. */
+void dst_storage_destroy(struct dst_storage *st)
+{
+	struct dst_node *node, *tmp;
+
+	lockdep_assert_held(&dst_storages_lock);
+
+	list_for_each_entry_safe(node, tmp, &st->nodes, list)
+		dst_node_destroy(node);
 	idr_remove(&dst_storages, st->id);
+	bioset_exit(&st->bs);
 	dst_alg_put(st->alg);
 	kfree(st);
 }

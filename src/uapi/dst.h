@@ -10,6 +10,7 @@
 #ifndef _UAPI_LINUX_DST_H
 #define _UAPI_LINUX_DST_H
 
+#include <linux/const.h>
 #include <linux/types.h>
 
 /* ------------------------------------------------------------------------
@@ -158,8 +159,9 @@ enum dst_export_attr {
 /* ------------------------------------------------------------------------
  * Wire protocol, version 1.  See docs/PROTOCOL.md.
  *
- * Every field is big-endian and every struct is packed to the sizes given.
- * Every header starts with a magic and the protocol version.
+ * Every field is big-endian and naturally aligned, so the structs have no
+ * padding and the sizes given.  Every header starts with a magic and the
+ * protocol version.
  */
 #define DST_PROTO_VERSION	1
 #define DST_HELLO_MAGIC		0x44535448	/* "DSTH" */
@@ -167,13 +169,13 @@ enum dst_export_attr {
 #define DST_REP_MAGIC		0x44535450	/* "DSTP" */
 
 /* Features a client may want; unknown bits are ignored by both sides. */
-#define DST_FEAT_FLUSH		(1ULL << 0)
-#define DST_FEAT_FUA		(1ULL << 1)
-#define DST_FEAT_DISCARD	(1ULL << 2)
-#define DST_FEAT_WRITE_ZEROES	(1ULL << 3)
+#define DST_FEAT_FLUSH		_BITULL(0)
+#define DST_FEAT_FUA		_BITULL(1)
+#define DST_FEAT_DISCARD	_BITULL(2)
+#define DST_FEAT_WRITE_ZEROES	_BITULL(3)
 
 /* Export flags in the server hello. */
-#define DST_EXPORT_READ_ONLY	(1U << 0)
+#define DST_EXPORT_READ_ONLY	_BITUL(0)
 
 #define DST_REASON_LEN		64
 
@@ -183,7 +185,7 @@ struct dst_hello {
 	__be16 version;		/* DST_PROTO_VERSION */
 	__be16 reserved;	/* 0 */
 	__be64 features;	/* wanted DST_FEAT_* */
-} __attribute__((packed));
+};
 
 /* Server hello, 112 bytes. */
 struct dst_hello_reply {
@@ -198,7 +200,7 @@ struct dst_hello_reply {
 	__be64 features;	/* DST_FEAT_* granted: wanted and supported */
 	__u8 reason[DST_REASON_LEN];	/* NUL-terminated, when error */
 	__u8 reserved[8];	/* 0 */
-} __attribute__((packed));
+};
 
 enum dst_cmd_type {
 	DST_REQ_READ		= 1,
@@ -209,8 +211,9 @@ enum dst_cmd_type {
 	DST_REQ_DISCONNECT	= 6,	/* no reply; the server closes */
 };
 
-/* Request flags. */
-#define DST_REQ_FUA		(1U << 0)
+/* Request flags: write through to stable storage; flush before writing. */
+#define DST_REQ_FUA		_BITUL(0)
+#define DST_REQ_PREFLUSH	_BITUL(1)
 
 /* Request, client to server, 32 bytes. */
 struct dst_request {
@@ -222,7 +225,7 @@ struct dst_request {
 	__be64 offset;		/* bytes, a multiple of the logical block size */
 	__be32 length;		/* bytes, likewise; 0 for FLUSH and DISCONNECT */
 	__be32 reserved;	/* 0 */
-} __attribute__((packed));
+};
 
 /* Reply, server to client, 24 bytes; a READ's data follows when OK. */
 struct dst_reply {
@@ -233,7 +236,7 @@ struct dst_reply {
 	__be32 status;		/* enum dst_status */
 	__be32 length;		/* bytes of data that follow */
 	__be64 handle;		/* the request's handle */
-} __attribute__((packed));
+};
 
 enum dst_status {
 	DST_OK			= 0,

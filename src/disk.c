@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dst: distributed storage - /dev/dstN, the disk of a running storage.
+ *
+ * The disk is bio based, like dm and md: each bio goes to the storage's
+ * algorithm, which sends it on to the nodes.  Queue limits are stacked from
+ * the nodes when the storage starts.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/completion.h>
+#include <linux/major.h>
+
+#include "dst.h"
+
+static int dst_major;
+
+struct dst_flush {
+	atomic_t pending;
+	blk_status_t status;
+	struct completion done;
+};
+
+static void dst_flush_endio(struct bio *bio)
+{
+	struct dst_flush *f = bio->bi_private;
+
+	if (bio->bi_status)
+		f->status = bio->bi_status;
+	bio_put(bio);
+	if (atomic_dec_and_test(&f->pending))
+		complete(&f->done);
+}
+
+/*
+ * Flush every node and wait.  A write with REQ_PREFLUSH to a storage of
+ * several nodes needs this before its data goes out, as dm does: the
+ * writes it must come after may be on any node.
+ */
+static blk_status_t dst_flush_nodes(struct dst_storage *st)
+{
+	struct dst_flush f = { .status = BLK_STS_OK };
+	struct dst_node *node;
+	struct bio *bio;
+
+	atomic_set(&f.pending, 1);
+	init_completion(&f.done);
+	list_for_each_entry(node, &st->nodes, list) {
+		bio = bio_alloc_bioset(NULL, 0, REQ_OP_WRITE | REQ_PREFLUSH,
+				       GFP_NOIO, &st->bs);
+		bio->bi_private = &f;
+		bio->bi_end_io = dst_flush_endio;
+		atomic_inc(&f.pending);
+		dst_node_submit(node, bio);
+	}
+	if (!atomic_dec_and_test(&f.pending))
+		wait_for_completion_io(&f.done);
+	return f.status;
+}
+
+/* An empty flush goes to every node; @bio completes after all of them. */
+static void dst_flush_all(struct dst_storage *st, struct bio *bio)
+{
+	struct dst_node *node;
+	struct bio *clone;
+
+	list_for_each_entry(node, &st->nodes, list) {
+		clone = bio_alloc_bioset(NULL, 0, bio->bi_opf, GFP_NOIO,
+					 &st->bs);
+		bio_chain(clone, bio);
+		dst_node_submit(node, clone);
+	}
+	bio_endio(bio);
+}
+
+static void dst_submit_bio(struct bio *bio)
+{
+	struct dst_storage *st = bio->bi_bdev->bd_disk->private_data;
+	blk_status_t status;
+
+	if (!bio_sectors(bio) && op_is_flush(bio->bi_opf)) {
+		dst_flush_all(st, bio);
+		return;
+	}
+	if ((bio->bi_opf & REQ_PREFLUSH) && st->nr_nodes > 1) {
+		status = dst_flush_nodes(st);
+		if (status) {
+			bio->bi_status = status;
+			bio_endio(bio);
+			return;
+		}
+		bio->bi_opf &= ~REQ_PREFLUSH;
+	}
+	bio = bio_split_to_limits(bio);
+	if (bio)
+		st->alg->map(st, bio);
+}
+
+static const struct block_device_operations dst_fops = {
+	.owner		= THIS_MODULE,
+	.submit_bio	= dst_submit_bio,
+};
+
+/* Stack the nodes' limits: the largest block sizes, the smallest request. */
+static void dst_set_limits(struct dst_storage *st, struct request_queue *q)
+{
+	struct dst_node_limits lim = {
+		.logical_block_size = SECTOR_SIZE,
+		.physical_block_size = SECTOR_SIZE,
+		.max_request = DST_MAX_REQUEST,
+		.features = ~0ULL,
+	};
+	struct dst_node *node;
+	u32 max_discard;
+
+	list_for_each_entry(node, &st->nodes, list) {
+		lim.logical_block_size = max(lim.logical_block_size,
+					     node->limits.logical_block_size);
+		lim.physical_block_size = max(lim.physical_block_size,
+					      node->limits.physical_block_size);
+		lim.max_request = min(lim.max_request, node->limits.max_request);
+		lim.read_only |= node->limits.read_only;
+		lim.features &= node->limits.features;
+	}
+	lim.max_request = round_down(lim.max_request, lim.logical_block_size);
+
+	blk_queue_logical_block_size(q, lim.logical_block_size);
+	blk_queue_physical_block_size(q, lim.physical_block_size);
+	blk_queue_io_min(q, lim.physical_block_size);
+	blk_queue_max_hw_sectors(q, lim.max_request >> SECTOR_SHIFT);
+	blk_queue_write_cache(q, lim.features & DST_FEAT_FLUSH,
+			      lim.features & DST_FEAT_FUA);
+
+	/* A request's length is 32 bits of bytes on the wire. */
+	max_discard = round_down(U32_MAX, lim.logical_block_size) >> SECTOR_SHIFT;
+	if (lim.features & DST_FEAT_DISCARD) {
+		blk_queue_max_discard_sectors(q, max_discard);
+		q->limits.discard_granularity = lim.physical_block_size;
+	}
+	if (lim.features & DST_FEAT_WRITE_ZEROES)
+		blk_queue_max_write_zeroes_sectors(q, max_discard);
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	st->size = round_down(st->size, lim.logical_block_size);
+	st->read_only = lim.read_only;
+}
+
+int dst_storage_start(struct dst_storage *st, const char **why)
+{
+	struct gendisk *disk;
+	int err;
+
+	if (st->state == DST_STORAGE_RUNNING) {
+		*why = "already running";
+		return -EBUSY;
+	}
+	if (!st->nr_nodes) {
+		*why = "no nodes";
+		return -EINVAL;
+	}
+
+	disk = blk_alloc_disk(NUMA_NO_NODE);
+	if (!disk)
+		return -ENOMEM;
+	disk->major = dst_major;
+	disk->first_minor = st->id << DST_PART_SHIFT;
+	disk->minors = 1 << DST_PART_SHIFT;
+	disk->fops = &dst_fops;
+	disk->private_data = st;
+	snprintf(disk->disk_name, DISK_NAME_LEN, "dst%u", st->id);
+	dst_set_limits(st, disk->queue);
+	set_capacity(disk, st->size >> SECTOR_SHIFT);
+	set_disk_ro(disk, st->read_only);
+
+	err = add_disk(disk);
+	if (err) {
+		put_disk(disk);
+		*why = "cannot add the disk";
+		return err;
+	}
+	st->disk = disk;
+	st->state = DST_STORAGE_RUNNING;
+	return 0;
+}
+
+int dst_storage_stop(struct dst_storage *st, const char **why)
+{
+	struct gendisk *disk = st->disk;
+
+	if (st->state != DST_STORAGE_RUNNING) {
+		*why = "not running";
+		return -EINVAL;
+	}
+	mutex_lock(&disk->open_mutex);
+	if (disk_openers(disk)) {
+		mutex_unlock(&disk->open_mutex);
+		*why = "the disk is in use";
+		return -EBUSY;
+	}
+	mutex_unlock(&disk->open_mutex);
+
+	del_gendisk(disk);
+	put_disk(disk);
+	st->disk = NULL;
+	st->state = DST_STORAGE_STOPPED;
+	return 0;
+}
+
+int __init dst_disk_init(void)
+{
+	dst_major = register_blkdev(0, "dst");
+	return dst_major < 0 ? dst_major : 0;
+}
+
+void dst_disk_exit(void)
+{
+	unregister_blkdev(dst_major, "dst");
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dst: distributed storage - exports: a block device served on a TCP port.
+ *
+ * Each export opens its device exclusively and owns a listening socket and
+ * an accept thread; every accepted connection gets a client (server.c).
+ * An export pins the module, so rmmod waits for "dstadm unexport".
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/kthread.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+
+#include "dst.h"
+#include "export.h"
+
+static DEFINE_XARRAY_ALLOC(dst_exports);
+static DEFINE_MUTEX(dst_exports_lock);
+
+void dst_export_lock(void)
+{
+	mutex_lock(&dst_exports_lock);
+}
+
+void dst_export_unlock(void)
+{
+	mutex_unlock(&dst_exports_lock);
+}
+
+const char *dst_export_name(struct dst_export *exp)
+{
+	return exp->name;
+}
+
+struct dst_export *dst_export_find(const char *name)
+{
+	struct dst_export *exp;
+	unsigned long index;
+
+	lockdep_assert_held(&dst_exports_lock);
+
+	xa_for_each(&dst_exports, index, exp)
+		if (!strcmp(exp->name, name))
+			return exp;
+	return NULL;
+}
+
+/* The export with the lowest index >= *@index, and *@index set to it. */
+struct dst_export *dst_export_next(unsigned long *index)
+{
+	lockdep_assert_held(&dst_exports_lock);
+
+	return xa_find(&dst_exports, index, ULONG_MAX, XA_PRESENT);
+}
+
+static int dst_export_accept(void *data)
+{
+	struct dst_export *exp = data;
+	struct socket *sock;
+	int err;
+
+	while (!kthread_should_stop()) {
+		/* The listener's receive timeout bounds each wait. */
+		err = kernel_accept(exp->listen, &sock, 0);
+		if (err == -EAGAIN || err == -EINTR)
+			continue;
+		if (err) {
+			if (!kthread_should_stop())
+				pr_err("export %s: accept failed (%d)\n",
+				       exp->name, err);
+			break;
+		}
+		dst_client_start(exp, sock);
+	}
+	/* Wait for dst_export_destroy(). */
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static int dst_export_listen(struct dst_export *exp, const char **why)
+{
+	int err;
+
+	err = sock_create_kern(&init_net, exp->addr.ss_family, SOCK_STREAM,
+			       IPPROTO_TCP, &exp->listen);
+	if (err) {
+		*why = "cannot create a socket";
+		return err;
+	}
+	sock_set_reuseaddr(exp->listen->sk);
+	exp->listen->sk->sk_rcvtimeo = HZ / 2;
+	err = kernel_bind(exp->listen, (struct sockaddr *)&exp->addr,
+			  exp->addrlen);
+	if (err) {
+		*why = err == -EADDRINUSE ? "address already in use" :
+					    "cannot bind to the address";
+		goto err;
+	}
+	err = kernel_listen(exp->listen, 256);
+	if (err) {
+		*why = "cannot listen";
+		goto err;
+	}
+	return 0;
+err:
+	sock_release(exp->listen);
+	return err;
+}
+
+/* What the export can do, from its device. */
+static void dst_export_probe(struct dst_export *exp)
+{
+	struct block_device *bdev = exp->bdev;
+
+	exp->size = round_down(bdev_nr_bytes(bdev),
+			       bdev_logical_block_size(bdev));
+	exp->logical_block_size = bdev_logical_block_size(bdev);
+	exp->physical_block_size = bdev_physical_block_size(bdev);
+	exp->max_request = DST_MAX_REQUEST;
+	exp->features = DST_FEAT_FLUSH | DST_FEAT_FUA;
+	if (bdev_max_discard_sectors(bdev))
+		exp->features |= DST_FEAT_DISCARD;
+	if (bdev_write_zeroes_sectors(bdev))
+		exp->features |= DST_FEAT_WRITE_ZEROES;
+}
+
+struct dst_export *dst_export_create(const char *name, const char *path,
+				     const struct sockaddr_storage *addr,
+				     int addrlen, bool read_only,
+				     const char **why, int *errp)
+{
+	struct dst_export *exp;
+	u32 index;
+	int err;
+
+	lockdep_assert_held(&dst_exports_lock);
+
+	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
+	if (!exp) {
+		err = -ENOMEM;
+		goto out;
+	}
+	strscpy(exp->name, name, sizeof(exp->name));
+	strscpy(exp->path, path, sizeof(exp->path));
+	memcpy(&exp->addr, addr, addrlen);
+	exp->addrlen = addrlen;
+	exp->read_only = read_only;
+	exp->mode = FMODE_READ | FMODE_EXCL | (read_only ? 0 : FMODE_WRITE);
+	INIT_LIST_HEAD(&exp->clients);
+	mutex_init(&exp->lock);
+	init_waitqueue_head(&exp->wait);
+	atomic64_set(&exp->refused, 0);
+
+	exp->bdev = blkdev_get_by_path(path, exp->mode, exp);
+	if (IS_ERR(exp->bdev)) {
+		err = PTR_ERR(exp->bdev);
+		*why = err == -EBUSY ? "the device is in use" :
+				       "cannot open the device";
+		goto err_free;
+	}
+	dst_export_probe(exp);
+
+	err = dst_export_listen(exp, why);
+	if (err)
+		goto err_bdev;
+
+	err = xa_alloc(&dst_exports, &index, exp, xa_limit_32b, GFP_KERNEL);
+	if (err)
+		goto err_sock;
+	exp->index = index;
+
+	exp->acceptor = kthread_run(dst_export_accept, exp, "dst-export/%u",
+				    index);
+	if (IS_ERR(exp->acceptor)) {
+		err = PTR_ERR(exp->acceptor);
+		*why = "cannot start the accept thread";
+		goto err_xa;
+	}
+	__module_get(THIS_MODULE);
+	pr_info("export %s: %s on %pISpc%s\n", exp->name, exp->path,
+		&exp->addr, read_only ? ", read-only" : "");
+	return exp;
+
+err_xa:
+	xa_erase(&dst_exports, index);
+err_sock:
+	sock_release(exp->listen);
+err_bdev:
+	blkdev_put(exp->bdev, exp->mode);
+err_free:
+	kfree(exp);
+out:
+	*errp = err;
+	return NULL;
+}
+
+/* Stop listening, close every client, wait for their I/O, and free. */
+void dst_export_destroy(struct dst_export *exp)
+{
+	lockdep_assert_held(&dst_exports_lock);
+
+	xa_erase(&dst_exports, exp->index);
+	kernel_sock_shutdown(exp->listen, SHUT_RDWR);
+	kthread_stop(exp->acceptor);
+	dst_export_close_clients(exp);
+	wait_event(exp->wait, !READ_ONCE(exp->nr_clients));
+
+	sock_release(exp->listen);
+	blkdev_put(exp->bdev, exp->mode);
+	pr_info("export %s: stopped\n", exp->name);
+	kfree(exp);
+	module_put(THIS_MODULE);
+}
+
+int dst_export_fill(struct sk_buff *skb, struct dst_export *exp)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, DST_A_EXPORT);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, DST_EXPORT_A_NAME, exp->name) ||
+	    nla_put_string(skb, DST_EXPORT_A_DEVICE, exp->path) ||
+	    nla_put(skb, DST_EXPORT_A_ADDR, exp->addrlen, &exp->addr) ||
+	    (exp->read_only && nla_put_flag(skb, DST_EXPORT_A_READ_ONLY)) ||
+	    nla_put_u64_64bit(skb, DST_EXPORT_A_SIZE, exp->size,
+			      DST_EXPORT_A_PAD) ||
+	    nla_put_u32(skb, DST_EXPORT_A_CLIENTS, READ_ONCE(exp->nr_clients)) ||
+	    nla_put_u64_64bit(skb, DST_EXPORT_A_REFUSED,
+			      atomic64_read(&exp->refused), DST_EXPORT_A_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}

@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dst: distributed storage - the export server's side of a connection.
+ *
+ * One receive thread per client reads the hello and then the requests,
+ * checks every field before acting, and turns each request into a bio on
+ * the export's device.  Bios complete into a list that a work item sends
+ * back as replies, in completion order.  A write is acknowledged only
+ * after its bio completed.  Anything invalid closes the connection with
+ * one rate-limited log line; other clients go on.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/kthread.h>
+#include <linux/net.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+
+#include "dst.h"
+#include "export.h"
+
+#define DST_SERVER_DEPTH	128	/* requests in flight per client */
+#define DST_HELLO_TIMEOUT	(10 * HZ)
+
+struct dst_client {
+	struct list_head list;
+	struct dst_export *exp;
+	struct socket *sock;
+	struct sockaddr_storage peer;
+	struct task_struct *rx;
+	struct work_struct tx_work;
+	spinlock_t lock;		/* done */
+	struct list_head done;
+	atomic_t inflight;
+	wait_queue_head_t wait;
+};
+
+struct dst_sreq {
+	struct list_head list;
+	struct dst_client *c;
+	struct bio *bio;
+	struct bvec_iter data;		/* the bio's data, kept for the reply */
+	u64 handle;
+	u32 status;
+	u32 length;
+	u8 cmd;
+};
+
+static struct workqueue_struct *dst_server_wq;
+
+static void dst_free_bio(struct bio *bio)
+{
+	struct bvec_iter_all iter;
+	struct bio_vec *bv;
+
+	bio_for_each_segment_all(bv, bio, iter)
+		__free_page(bv->bv_page);
+	bio_put(bio);
+}
+
+static void dst_sreq_free(struct dst_sreq *sreq)
+{
+	struct dst_client *c = sreq->c;
+
+	if (sreq->bio)
+		dst_free_bio(sreq->bio);
+	kfree(sreq);
+	atomic_dec(&c->inflight);
+	wake_up(&c->wait);
+}
+
+/* Queue the reply of @sreq; any context. */
+static void dst_sreq_done(struct dst_sreq *sreq)
+{
+	struct dst_client *c = sreq->c;
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->lock, flags);
+	list_add_tail(&sreq->list, &c->done);
+	spin_unlock_irqrestore(&c->lock, flags);
+	queue_work(dst_server_wq, &c->tx_work);
+}
+
+static void dst_sreq_endio(struct bio *bio)
+{
+	struct dst_sreq *sreq = bio->bi_private;
+
+	sreq->status = dst_errno_to_status(blk_status_to_errno(bio->bi_status));
+	dst_sreq_done(sreq);
+}
+
+static int dst_send_reply(struct dst_client *c, struct dst_sreq *sreq)
+{
+	bool data = sreq->cmd == DST_REQ_READ && sreq->status == DST_OK;
+	struct dst_reply rep = {
+		.magic = cpu_to_be32(DST_REP_MAGIC),
+		.version = DST_PROTO_VERSION,
+		.cmd = sreq->cmd,
+		.status = cpu_to_be32(sreq->status),
+		.length = cpu_to_be32(data ? sreq->length : 0),
+		.handle = cpu_to_be64(sreq->handle),
+	};
+	int err;
+
+	err = dst_sock_xmit(c->sock, true, &rep, sizeof(rep));
+	if (!err && data) {
+		/* Completion has advanced the bio: send what it read. */
+		sreq->bio->bi_iter = sreq->data;
+		err = dst_sock_send_bio(c->sock, sreq->bio);
+	}
+	return err;
+}
+
+static void dst_client_tx(struct work_struct *work)
+{
+	struct dst_client *c = container_of(work, struct dst_client, tx_work);
+	struct dst_sreq *sreq;
+	unsigned long flags;
+	LIST_HEAD(batch);
+
+	spin_lock_irqsave(&c->lock, flags);
+	list_splice_init(&c->done, &batch);
+	spin_unlock_irqrestore(&c->lock, flags);
+
+	while (!list_empty(&batch)) {
+		sreq = list_first_entry(&batch, struct dst_sreq, list);
+		list_del(&sreq->list);
+		if (dst_send_reply(c, sreq))
+			kernel_sock_shutdown(c->sock, SHUT_RDWR);
+		dst_sreq_free(sreq);
+	}
+}
+
+static void dst_client_refuse(struct dst_client *c, const char *why)
+{
+	atomic64_inc(&c->exp->refused);
+	pr_warn_ratelimited("export %s: client %pISpc: %s, closing the connection\n",
+			    c->exp->name, &c->peer, why);
+}
+
+/* Check every field of a request header; NULL or what is wrong. */
+static const char *dst_check_request(struct dst_export *exp,
+				     const struct dst_request *req)
+{
+	u64 off = be64_to_cpu(req->offset);
+	u32 len = be32_to_cpu(req->length);
+	u16 flags = be16_to_cpu(req->flags);
+
+	if (be32_to_cpu(req->magic) != DST_REQ_MAGIC)
+		return "bad request magic";
+	if (req->version != DST_PROTO_VERSION)
+		return "bad protocol version in a request";
+	if (req->reserved)
+		return "reserved field not zero";
+	if (flags & ~(DST_REQ_FUA | DST_REQ_PREFLUSH))
+		return "unknown request flags";
+	if (flags && req->cmd != DST_REQ_WRITE)
+		return "flags on a request that takes none";
+
+	switch (req->cmd) {
+	case DST_REQ_FLUSH:
+	case DST_REQ_DISCONNECT:
+		return off || len ? "offset or length on a flush or disconnect" : NULL;
+	case DST_REQ_READ:
+	case DST_REQ_WRITE:
+		if (len > exp->max_request)
+			return "length beyond the request limit";
+		fallthrough;
+	case DST_REQ_DISCARD:
+	case DST_REQ_WRITE_ZEROES:
+		break;
+	default:
+		return "unknown command";
+	}
+	if (!len)
+		return "zero length";
+	if ((off | len) & (exp->logical_block_size - 1))
+		return "offset or length not aligned to the block size";
+	if (off > U64_MAX - len)
+		return "offset + length overflows";
+	if (off + len > exp->size)
+		return "beyond the end of the export";
+	return NULL;
+}
+
+static struct bio *dst_alloc_data_bio(struct dst_export *exp, u32 len,
+				      blk_opf_t opf)
+{
+	unsigned int nr = DIV_ROUND_UP(len, PAGE_SIZE), i;
+	struct page *page;
+	struct bio *bio;
+
+	bio = bio_alloc(exp->bdev, nr, opf, GFP_NOIO);
+	for (i = 0; i < nr; i++) {
+		page = alloc_page(GFP_NOIO);
+		if (!page)
+			goto err;
+		__bio_add_page(bio, page, min_t(u32, len, PAGE_SIZE), 0);
+		len -= min_t(u32, len, PAGE_SIZE);
+	}
+	return bio;
+err:
+	dst_free_bio(bio);
+	return NULL;
+}
+
+static blk_opf_t dst_request_opf(struct dst_export *exp,
+				 const struct dst_request *req)
+{
+	u16 flags = be16_to_cpu(req->flags);
+	blk_opf_t opf = 0;
+
+	switch (req->cmd) {
+	case DST_REQ_READ:
+		return REQ_OP_READ;
+	case DST_REQ_WRITE:
+		if (flags & DST_REQ_FUA)
+			opf |= REQ_FUA;
+		if (flags & DST_REQ_PREFLUSH)
+			opf |= REQ_PREFLUSH;
+		return REQ_OP_WRITE | opf;
+	case DST_REQ_FLUSH:
+		return REQ_OP_WRITE | REQ_PREFLUSH;
+	case DST_REQ_DISCARD:
+		return REQ_OP_DISCARD;
+	default:
+		return REQ_OP_WRITE_ZEROES;
+	}
+}
+
+/*
+ * Act on a valid request.  Returns a negative errno when the connection
+ * cannot go on (the write data could not be read).
+ */
+static int dst_client_handle(struct dst_client *c, const struct dst_request *req)
+{
+	struct dst_export *exp = c->exp;
+	u32 len = be32_to_cpu(req->length);
+	struct dst_sreq *sreq;
+	struct bio *bio;
+	int err;
+
+	sreq = kzalloc(sizeof(*sreq), GFP_NOIO);
+	if (!sreq)
+		return -ENOMEM;
+	sreq->c = c;
+	sreq->cmd = req->cmd;
+	sreq->handle = be64_to_cpu(req->handle);
+	sreq->length = len;
+	atomic_inc(&c->inflight);
+
+	if (req->cmd == DST_REQ_READ || req->cmd == DST_REQ_WRITE)
+		bio = dst_alloc_data_bio(exp, len, dst_request_opf(exp, req));
+	else
+		bio = bio_alloc(exp->bdev, 0, dst_request_opf(exp, req), GFP_NOIO);
+	if (!bio) {
+		dst_sreq_free(sreq);
+		return -ENOMEM;
+	}
+	sreq->bio = bio;
+
+	if (req->cmd == DST_REQ_WRITE) {
+		err = dst_sock_recv_bio(c->sock, bio);
+		if (err) {
+			dst_sreq_free(sreq);
+			return err;
+		}
+	}
+
+	if ((exp->read_only && req->cmd != DST_REQ_READ &&
+	     req->cmd != DST_REQ_FLUSH) ||
+	    (req->cmd == DST_REQ_DISCARD && !(exp->features & DST_FEAT_DISCARD)) ||
+	    (req->cmd == DST_REQ_WRITE_ZEROES &&
+	     !(exp->features & DST_FEAT_WRITE_ZEROES))) {
+		sreq->status = exp->read_only ? DST_EROFS : DST_EOPNOTSUPP;
+		dst_sreq_done(sreq);
+		return 0;
+	}
+
+	bio->bi_iter.bi_sector = be64_to_cpu(req->offset) >> SECTOR_SHIFT;
+	if (req->cmd == DST_REQ_DISCARD || req->cmd == DST_REQ_WRITE_ZEROES)
+		bio->bi_iter.bi_size = len;
+	bio->bi_private = sreq;
+	bio->bi_end_io = dst_sreq_endio;
+	sreq->data = bio->bi_iter;
+	submit_bio(bio);
+	return 0;
+}
+
+static int dst_client_hello(struct dst_client *c)
+{
+	struct dst_export *exp = c->exp;
+	struct dst_hello_reply rep = {
+		.magic = cpu_to_be32(DST_HELLO_MAGIC),
+		.version = cpu_to_be16(DST_PROTO_VERSION),
+	};
+	struct dst_hello hello;
+	int err;
+
+	c->sock->sk->sk_rcvtimeo = DST_HELLO_TIMEOUT;
+	err = dst_sock_xmit(c->sock, false, &hello, sizeof(hello));
+	if (err) {
+		dst_client_refuse(c, err == -EAGAIN ? "no hello in time" :
+				  "connection closed before a complete hello");
+		return err;
+	}
+	if (be32_to_cpu(hello.magic) != DST_HELLO_MAGIC) {
+		dst_client_refuse(c, "bad hello magic");
+		return -EPROTO;
+	}
+	if (be16_to_cpu(hello.version) != DST_PROTO_VERSION) {
+		pr_warn_ratelimited("export %s: client %pISpc speaks protocol version %u, this server %u\n",
+				    exp->name, &c->peer,
+				    be16_to_cpu(hello.version),
+				    DST_PROTO_VERSION);
+		atomic64_inc(&exp->refused);
+		rep.error = cpu_to_be16(DST_EVERSION);
+		snprintf(rep.reason, sizeof(rep.reason),
+			 "protocol version %u not supported, server speaks %u",
+			 be16_to_cpu(hello.version), DST_PROTO_VERSION);
+		dst_sock_xmit(c->sock, true, &rep, sizeof(rep));
+		return -EPROTONOSUPPORT;
+	}
+
+	rep.size = cpu_to_be64(exp->size);
+	rep.logical_block_size = cpu_to_be32(exp->logical_block_size);
+	rep.physical_block_size = cpu_to_be32(exp->physical_block_size);
+	rep.max_request = cpu_to_be32(exp->max_request);
+	rep.flags = cpu_to_be32(exp->read_only ? DST_EXPORT_READ_ONLY : 0);
+	rep.features = cpu_to_be64(be64_to_cpu(hello.features) & exp->features);
+	err = dst_sock_xmit(c->sock, true, &rep, sizeof(rep));
+	c->sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
+	return err;
+}
+
+static void dst_client_serve(struct dst_client *c)
+{
+	struct dst_request req;
+	const char *why;
+	int err;
+
+	if (dst_client_hello(c))
+		return;
+
+	for (;;) {
+		err = dst_sock_xmit(c->sock, false, &req, sizeof(req));
+		if (err == -EPIPE) {
+			dst_client_refuse(c, "truncated request");
+			return;
+		}
+		if (err)
+			return;
+		why = dst_check_request(c->exp, &req);
+		if (why) {
+			dst_client_refuse(c, why);
+			return;
+		}
+		if (req.cmd == DST_REQ_DISCONNECT)
+			return;
+
+		wait_event(c->wait,
+			   atomic_read(&c->inflight) < DST_SERVER_DEPTH);
+		err = dst_client_handle(c, &req);
+		if (err) {
+			if (err == -EPIPE)
+				dst_client_refuse(c, "truncated write data");
+			else if (err != -ENOTCONN && err != -ECONNRESET)
+				pr_warn_ratelimited("export %s: client %pISpc: request failed (%d), closing the connection\n",
+						    c->exp->name, &c->peer, err);
+			return;
+		}
+	}
+}
+
+static int dst_client_rx(void *data)
+{
+	struct dst_client *c = data;
+	struct dst_export *exp = c->exp;
+	unsigned int noio = memalloc_noio_save();
+
+	dst_client_serve(c);
+
+	kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	wait_event(c->wait, !atomic_read(&c->inflight));
+	flush_work(&c->tx_work);
+	memalloc_noio_restore(noio);
+
+	mutex_lock(&exp->lock);
+	list_del(&c->list);
+	exp->nr_clients--;
+	mutex_unlock(&exp->lock);
+	wake_up(&exp->wait);
+
+	pr_debug("export %s: client %pISpc gone\n", exp->name, &c->peer);
+	sock_release(c->sock);
+	kfree(c);
+	module_put_and_kthread_exit(0);
+}
+
+/* Serve a newly accepted connection; takes over @sock. */
+void dst_client_start(struct dst_export *exp, struct socket *sock)
+{
+	struct dst_client *c;
+	struct task_struct *rx;
+	int len;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		goto err_sock;
+	c->exp = exp;
+	c->sock = sock;
+	spin_lock_init(&c->lock);
+	INIT_LIST_HEAD(&c->done);
+	INIT_WORK(&c->tx_work, dst_client_tx);
+	atomic_set(&c->inflight, 0);
+	init_waitqueue_head(&c->wait);
+	len = kernel_getpeername(sock, (struct sockaddr *)&c->peer);
+	if (len < 0)
+		goto err_free;
+	dst_sock_setup(sock);
+
+	mutex_lock(&exp->lock);
+	if (exp->closing) {
+		mutex_unlock(&exp->lock);
+		goto err_free;
+	}
+	__module_get(THIS_MODULE);
+	rx = kthread_create(dst_client_rx, c, "dst-srv/%u", exp->index);
+	if (IS_ERR(rx)) {
+		mutex_unlock(&exp->lock);
+		module_put(THIS_MODULE);
+		goto err_free;
+	}
+	c->rx = rx;
+	list_add_tail(&c->list, &exp->clients);
+	exp->nr_clients++;
+	mutex_unlock(&exp->lock);
+	wake_up_process(rx);
+	pr_debug("export %s: client %pISpc connected\n", exp->name, &c->peer);
+	return;
+
+err_free:
+	kfree(c);
+err_sock:
+	sock_release(sock);
+}
+
+/* Take no more clients and make every client's thread end. */
+void dst_export_close_clients(struct dst_export *exp)
+{
+	struct dst_client *c;
+
+	mutex_lock(&exp->lock);
+	exp->closing = true;
+	list_for_each_entry(c, &exp->clients, list)
+		kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	mutex_unlock(&exp->lock);
+}
+
+int __init dst_server_init(void)
+{
+	BUILD_BUG_ON(sizeof(struct dst_hello) != 16);
+	BUILD_BUG_ON(sizeof(struct dst_hello_reply) != 112);
+	BUILD_BUG_ON(sizeof(struct dst_request) != 32);
+	BUILD_BUG_ON(sizeof(struct dst_reply) != 24);
+
+	dst_server_wq = alloc_workqueue("dst-server", WQ_MEM_RECLAIM, 0);
+	return dst_server_wq ? 0 : -ENOMEM;
+}
+
+void dst_server_exit(void)
+{
+	destroy_workqueue(dst_server_wq);
+}

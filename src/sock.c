@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dst: distributed storage - socket helpers shared by client and server.
+ *
+ * Everything here may run while the system writes out memory through a
+ * dst disk: socket allocations are GFP_NOIO from the memalloc reserves and
+ * the calling task does no reclaim, as nbd's sock_xmit does.
+ */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/net.h>
+#include <linux/sched/mm.h>
+#include <linux/tcp.h>
+#include <linux/uio.h>
+#include <net/sock.h>
+
+#include "dst.h"
+
+void dst_sock_setup(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	sk_set_memalloc(sk);
+	sk->sk_allocation = GFP_NOIO | __GFP_MEMALLOC;
+	sk->sk_use_task_frag = false;
+	tcp_sock_set_nodelay(sk);
+}
+
+/*
+ * Move all of @iter.  The end of the stream gives -ENOTCONN before the
+ * first byte and -EPIPE after it, so that a peer that closes between
+ * messages is told from one that stops in the middle of one.
+ */
+static int dst_sock_iter(struct socket *sock, bool send, struct iov_iter *iter,
+			 int flags)
+{
+	struct msghdr msg = { .msg_iter = *iter };
+	size_t total = msg_data_left(&msg);
+	unsigned int noreclaim;
+	int ret = 0;
+
+	noreclaim = memalloc_noreclaim_save();
+	while (msg_data_left(&msg)) {
+		msg.msg_flags = flags | MSG_NOSIGNAL;
+		if (send)
+			ret = sock_sendmsg(sock, &msg);
+		else
+			ret = sock_recvmsg(sock, &msg, msg.msg_flags);
+		if (ret <= 0) {
+			if (!ret)
+				ret = msg_data_left(&msg) == total ? -ENOTCONN : -EPIPE;
+			break;
+		}
+		ret = 0;
+	}
+	memalloc_noreclaim_restore(noreclaim);
+	return ret;
+}
+
+/* Send or receive all of @buf; 0 or a negative errno. */
+int dst_sock_xmit(struct socket *sock, bool send, void *buf, size_t len)
+{
+	struct kvec vec = { .iov_base = buf, .iov_len = len };
+	struct iov_iter iter;
+
+	iov_iter_kvec(&iter, send ? ITER_SOURCE : ITER_DEST, &vec, 1, len);
+	return dst_sock_iter(sock, send, &iter, send ? 0 : MSG_WAITALL);
+}
+
+/*
+ * Send the data of @bio without copying it: the pages go to the socket by
+ * reference (sendpage) where that is safe, else they are copied.
+ */
+int dst_sock_send_bio(struct socket *sock, struct bio *bio)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	unsigned int noreclaim;
+	int ret = 0, sent;
+
+	bio_for_each_segment(bv, bio, iter) {
+		if (!sendpage_ok(bv.bv_page)) {
+			struct iov_iter from;
+
+			iov_iter_bvec(&from, ITER_SOURCE, &bv, 1, bv.bv_len);
+			ret = dst_sock_iter(sock, true, &from, MSG_MORE);
+			if (ret)
+				return ret;
+			continue;
+		}
+		noreclaim = memalloc_noreclaim_save();
+		while (bv.bv_len) {
+			sent = kernel_sendpage(sock, bv.bv_page, bv.bv_offset,
+					       bv.bv_len, MSG_MORE | MSG_NOSIGNAL);
+			if (sent <= 0) {
+				ret = sent ?: -EPIPE;
+				break;
+			}
+			bv.bv_offset += sent;
+			bv.bv_len -= sent;
+		}
+		memalloc_noreclaim_restore(noreclaim);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Receive the data of @bio straight into its pages. */
+int dst_sock_recv_bio(struct socket *sock, struct bio *bio)
+{
+	struct bvec_iter iter;
+	struct iov_iter to;
+	struct bio_vec bv;
+	int ret;
+
+	bio_for_each_segment(bv, bio, iter) {
+		iov_iter_bvec(&to, ITER_DEST, &bv, 1, bv.bv_len);
+		ret = dst_sock_iter(sock, false, &to, MSG_WAITALL);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static const struct {
+	u32 status;
+	int err;
+} dst_status_map[] = {
+	{ DST_EIO,		-EIO },
+	{ DST_EINVAL,		-EINVAL },
+	{ DST_EROFS,		-EROFS },
+	{ DST_ENOSPC,		-ENOSPC },
+	{ DST_EOPNOTSUPP,	-EOPNOTSUPP },
+	{ DST_ENOMEM,		-ENOMEM },
+	{ DST_EPERM,		-EPERM },
+};
+
+u32 dst_errno_to_status(int err)
+{
+	int i;
+
+	if (!err)
+		return DST_OK;
+	for (i = 0; i < ARRAY_SIZE(dst_status_map); i++)
+		if (dst_status_map[i].err == err)
+			return dst_status_map[i].status;
+	return DST_EIO;
+}
+
+/* An unknown status from the peer is an I/O error. */
+blk_status_t dst_status_to_blk(u32 status)
+{
+	int i;
+
+	if (status == DST_OK)
+		return BLK_STS_OK;
+	for (i = 0; i < ARRAY_SIZE(dst_status_map); i++)
+		if (dst_status_map[i].status == status)
+			return errno_to_blk_status(dst_status_map[i].err);
+	return BLK_STS_IOERR;
+}
