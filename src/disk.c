@@ -179,6 +179,14 @@ int dst_storage_start(struct dst_storage *st, const char **why)
 		return err;
 	}
 	st->disk = disk;
+	err = dst_sysfs_add(st);
+	if (err) {
+		del_gendisk(disk);
+		put_disk(disk);
+		st->disk = NULL;
+		*why = "cannot make the sysfs directories";
+		return err;
+	}
 	st->state = DST_STORAGE_RUNNING;
 	return 0;
 }
@@ -199,6 +207,7 @@ int dst_storage_stop(struct dst_storage *st, const char **why)
 	}
 	mutex_unlock(&disk->open_mutex);
 
+	dst_sysfs_del(st);
 	del_gendisk(disk);
 	put_disk(disk);
 	st->disk = NULL;

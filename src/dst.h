@@ -80,6 +80,7 @@ struct dst_node_limits {
  * @remote:	the connection of a remote node
  * @read_bytes:	bytes read through this node
  * @write_bytes: bytes written through this node
+ * @kobj:	its sysfs directory while the storage runs
  */
 struct dst_node {
 	struct list_head list;
@@ -92,6 +93,7 @@ struct dst_node {
 	struct dst_remote *remote;
 	atomic64_t read_bytes;
 	atomic64_t write_bytes;
+	struct kobject *kobj;
 };
 
 /**
@@ -105,6 +107,7 @@ struct dst_node {
  * @nr_nodes:	number of nodes
  * @disk:	/dev/dstN while running
  * @read_only:	a node is read only, so the disk is
+ * @kobj:	its sysfs directory while running
  * @bs:		bio set for the clones and splits of the algorithms
  */
 struct dst_storage {
@@ -117,6 +120,7 @@ struct dst_storage {
 	u32 nr_nodes;
 	struct gendisk *disk;
 	bool read_only;
+	struct kobject *kobj;
 	struct bio_set bs;
 };
 
@@ -174,6 +178,10 @@ int dst_disk_init(void);
 void dst_disk_exit(void);
 int dst_storage_start(struct dst_storage *st, const char **why);
 int dst_storage_stop(struct dst_storage *st, const char **why);
+
+/* sysfs: sysfs.c */
+int dst_sysfs_add(struct dst_storage *st);
+void dst_sysfs_del(struct dst_storage *st);
 
 /* Exports: export.c, server.c */
 struct dst_export;

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dst: distributed storage - state in sysfs, under /sys/block/dstN/dst/.
+ *
+ *   dst/name, dst/algorithm
+ *   dst/nodeN/{type,address,state,size,inflight,read_bytes,write_bytes,timeout}
+ *
+ * The directories exist while the storage runs.  They are small kobjects
+ * of their own that point at the storage and its nodes; those outlive them,
+ * since a storage stops (and removes them) before its nodes go.
+ */
+#include <linux/blkdev.h>
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include "dst.h"
+
+struct dst_kobj {
+	struct kobject kobj;
+	struct dst_storage *st;
+	struct dst_node *node;
+};
+
+#define to_dst_kobj(k) container_of(k, struct dst_kobj, kobj)
+
+static void dst_kobj_release(struct kobject *kobj)
+{
+	kfree(to_dst_kobj(kobj));
+}
+
+static ssize_t name_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_dst_kobj(kobj)->st->name);
+}
+
+static ssize_t algorithm_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_dst_kobj(kobj)->st->alg->name);
+}
+
+static struct kobj_attribute dst_attr_name = __ATTR_RO(name);
+static struct kobj_attribute dst_attr_algorithm = __ATTR_RO(algorithm);
+
+static struct attribute *dst_storage_attrs[] = {
+	&dst_attr_name.attr,
+	&dst_attr_algorithm.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(dst_storage);
+
+static const char *const dst_node_types[] = {
+	[DST_NODE_LOCAL] = "local",
+	[DST_NODE_REMOTE] = "remote",
+};
+
+static const char *const dst_node_states[] = {
+	[DST_NODE_CONNECTED] = "connected",
+	[DST_NODE_DEAD] = "dead",
+};
+
+static ssize_t type_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  dst_node_types[to_dst_kobj(kobj)->node->type]);
+}
+
+static ssize_t address_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct dst_node *node = to_dst_kobj(kobj)->node;
+	int len;
+
+	return sysfs_emit(buf, "%pISpc\n", dst_remote_addr(node->remote, &len));
+}
+
+static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  dst_node_states[dst_node_state(to_dst_kobj(kobj)->node)]);
+}
+
+static ssize_t size_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", to_dst_kobj(kobj)->node->size);
+}
+
+static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  dst_remote_inflight(to_dst_kobj(kobj)->node->remote));
+}
+
+static ssize_t read_bytes_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&to_dst_kobj(kobj)->node->read_bytes));
+}
+
+static ssize_t write_bytes_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&to_dst_kobj(kobj)->node->write_bytes));
+}
+
+static ssize_t timeout_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  dst_remote_timeout(to_dst_kobj(kobj)->node->remote));
+}
+
+static struct kobj_attribute dst_attr_type = __ATTR_RO(type);
+static struct kobj_attribute dst_attr_address = __ATTR_RO(address);
+static struct kobj_attribute dst_attr_state = __ATTR_RO(state);
+static struct kobj_attribute dst_attr_size = __ATTR_RO(size);
+static struct kobj_attribute dst_attr_inflight = __ATTR_RO(inflight);
+static struct kobj_attribute dst_attr_read_bytes = __ATTR_RO(read_bytes);
+static struct kobj_attribute dst_attr_write_bytes = __ATTR_RO(write_bytes);
+static struct kobj_attribute dst_attr_timeout = __ATTR_RO(timeout);
+
+static struct attribute *dst_node_attrs[] = {
+	&dst_attr_type.attr,
+	&dst_attr_address.attr,
+	&dst_attr_state.attr,
+	&dst_attr_size.attr,
+	&dst_attr_inflight.attr,
+	&dst_attr_read_bytes.attr,
+	&dst_attr_write_bytes.attr,
+	&dst_attr_timeout.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(dst_node);
+
+static const struct kobj_type dst_storage_ktype = {
+	.release	= dst_kobj_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= dst_storage_groups,
+};
+
+static const struct kobj_type dst_node_ktype = {
+	.release	= dst_kobj_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= dst_node_groups,
+};
+
+static struct kobject *dst_kobj_add(const struct kobj_type *ktype,
+				    struct kobject *parent,
+				    struct dst_storage *st,
+				    struct dst_node *node, const char *name)
+{
+	struct dst_kobj *dk;
+
+	dk = kzalloc(sizeof(*dk), GFP_KERNEL);
+	if (!dk)
+		return NULL;
+	dk->st = st;
+	dk->node = node;
+	if (kobject_init_and_add(&dk->kobj, ktype, parent, "%s", name)) {
+		kobject_put(&dk->kobj);
+		return NULL;
+	}
+	return &dk->kobj;
+}
+
+/* Make dst/ and one directory per node under the running disk. */
+int dst_sysfs_add(struct dst_storage *st)
+{
+	struct dst_node *node;
+	char name[16];
+
+	st->kobj = dst_kobj_add(&dst_storage_ktype,
+				&disk_to_dev(st->disk)->kobj, st, NULL, "dst");
+	if (!st->kobj)
+		return -ENOMEM;
+	list_for_each_entry(node, &st->nodes, list) {
+		snprintf(name, sizeof(name), "node%u", node->id);
+		node->kobj = dst_kobj_add(&dst_node_ktype, st->kobj, st, node,
+					  name);
+		if (!node->kobj) {
+			dst_sysfs_del(st);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Remove them; no show() runs any more once this returns. */
+void dst_sysfs_del(struct dst_storage *st)
+{
+	struct dst_node *node;
+
+	list_for_each_entry(node, &st->nodes, list) {
+		if (node->kobj) {
+			kobject_del(node->kobj);
+			kobject_put(node->kobj);
+			node->kobj = NULL;
+		}
+	}
+	if (st->kobj) {
+		kobject_del(st->kobj);
+		kobject_put(st->kobj);
+		st->kobj = NULL;
+	}
+}
