@@ -70,9 +70,8 @@ static int dst_export_accept(void *data)
 		if (err == -EAGAIN || err == -EINTR)
 			continue;
 		if (err) {
-			if (!kthread_should_stop())
-				pr_err("export %s: accept failed (%d)\n",
-				       exp->name, err);
+			pr_err("export %s: accept failed (%d), no new clients\n",
+			       exp->name, err);
 			break;
 		}
 		dst_client_start(exp, sock);
@@ -210,7 +209,7 @@ void dst_export_destroy(struct dst_export *exp)
 	lockdep_assert_held(&dst_exports_lock);
 
 	xa_erase(&dst_exports, exp->index);
-	kernel_sock_shutdown(exp->listen, SHUT_RDWR);
+	/* The acceptor sees the stop within its accept timeout. */
 	kthread_stop(exp->acceptor);
 	dst_export_close_clients(exp);
 	wait_event(exp->wait, !READ_ONCE(exp->nr_clients));
