@@ -2,9 +2,11 @@
 /*
  * dstadm: administration of dst storages - the command table.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dstadm.h"
@@ -12,7 +14,16 @@
 const struct command dstadm_commands[] = {
 	{ "create",  cmd_create,  "NAME --alg ALG",	"create a storage" },
 	{ "delete",  cmd_delete,  "NAME",		"delete a storage" },
-	{ "status",  cmd_status,  "[NAME] [--json]",	"show storages" },
+	{ "add",     cmd_add,     "NAME remote ADDR:PORT [--timeout SECONDS] | NAME local PATH",
+	  "add a node to a stopped storage" },
+	{ "start",   cmd_start,   "NAME",		"start a storage: make its /dev/dstN" },
+	{ "stop",    cmd_stop,    "NAME",		"stop a storage: remove its /dev/dstN" },
+	{ "import",  cmd_import,  "NAME --remote ADDR:PORT [--timeout SECONDS]",
+	  "make a remote export a local disk (create, add, start)" },
+	{ "export",  cmd_export,  "NAME --device PATH --listen ADDR:PORT [--read-only]",
+	  "serve a block device over the network" },
+	{ "unexport", cmd_unexport, "NAME",		"stop serving an export" },
+	{ "status",  cmd_status,  "[NAME] [--json]",	"show storages, their nodes, and exports" },
 	{ "version", cmd_version, "",			"show the versions of dstadm and of the dst module" },
 	{ "help",    cmd_help,    "[COMMAND]",		"show help for all or one command" },
 };
@@ -117,4 +128,68 @@ int bad_option(const char *cmd, int c, char *argv[])
 	if (optopt)
 		return usage_error(cmd, "unknown option '-%c'", optopt);
 	return usage_error(cmd, "unknown option '%s'", opt);
+}
+
+static const struct option name_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * The arguments of a command that takes only the name of a @what: set
+ * *@name, or *@help after printing the usage.  EXIT_OK or EXIT_USAGE.
+ */
+int name_parse(const char *cmd, const char *what, int argc, char *argv[],
+	       bool *help, const char **name)
+{
+	int c;
+
+	*help = false;
+	*name = NULL;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", name_options, NULL)) != -1) {
+		if (c != 'h')
+			return bad_option(cmd, c, argv);
+		*help = true;
+		print_command_usage(stdout, find_command(cmd));
+		return EXIT_OK;
+	}
+	if (optind >= argc)
+		return usage_error(cmd, "missing %s name", what);
+	if (optind + 1 < argc)
+		return usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+	*name = argv[optind];
+	return EXIT_OK;
+}
+
+/* A request timeout: 1 to DSTADM_MAX_TIMEOUT seconds, in decimal. */
+int parse_timeout(const char *cmd, const char *s, uint32_t *timeout)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		goto bad;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < 1 || v > DSTADM_MAX_TIMEOUT)
+		goto bad;
+	*timeout = (uint32_t)v;
+	return EXIT_OK;
+bad:
+	return usage_error(cmd, "invalid timeout '%s': seconds from 1 to %u",
+			   s, DSTADM_MAX_TIMEOUT);
+}
+
+/* An ADDR:PORT argument, for option or argument @what. */
+int parse_addr_arg(const char *cmd, const char *what, const char *s,
+		   struct sockaddr_storage *ss, socklen_t *len)
+{
+	int err = parse_addr(s, ss, len);
+
+	if (err)
+		return usage_error(cmd, "invalid %s '%.*s': %s", what,
+				   ADDR_STRLEN, s, addr_strerror(err));
+	return EXIT_OK;
 }

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <limits.h>
+#include <sys/socket.h>
 
 #include "uapi/dst.h"
 
@@ -39,6 +41,12 @@ void print_command_usage(FILE *f, const struct command *c);
 /* One command per subcommand family file. */
 int cmd_create(int argc, char *argv[]);
 int cmd_delete(int argc, char *argv[]);
+int cmd_start(int argc, char *argv[]);
+int cmd_stop(int argc, char *argv[]);
+int cmd_add(int argc, char *argv[]);
+int cmd_import(int argc, char *argv[]);
+int cmd_export(int argc, char *argv[]);
+int cmd_unexport(int argc, char *argv[]);
 int cmd_status(int argc, char *argv[]);
 int cmd_version(int argc, char *argv[]);
 int cmd_help(int argc, char *argv[]);
@@ -65,10 +73,96 @@ struct status_opts {
 	const char *name;
 };
 
+/* start, stop, unexport: just a name. */
+struct name_opts {
+	bool help;
+	const char *name;
+};
+
+/* Longest request timeout (seconds) the module takes: a day. */
+#define DSTADM_MAX_TIMEOUT	86400
+
+struct add_opts {
+	bool help;
+	const char *name;
+	uint32_t type;			/* enum dst_node_type */
+	const char *target;		/* ADDR:PORT or PATH as given */
+	const char *path;		/* local */
+	struct sockaddr_storage addr;	/* remote */
+	socklen_t addr_len;
+	uint32_t timeout;		/* 0: not given */
+};
+
+struct import_opts {
+	bool help;
+	const char *name;
+	const char *remote;		/* as given */
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	uint32_t timeout;		/* 0: not given */
+};
+
+struct export_opts {
+	bool help;
+	bool read_only;
+	const char *name;
+	const char *device;
+	const char *listen;		/* as given */
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+};
+
 int create_parse(int argc, char *argv[], struct create_opts *o);
 int delete_parse(int argc, char *argv[], struct delete_opts *o);
 int status_parse(int argc, char *argv[], struct status_opts *o);
+int start_parse(int argc, char *argv[], struct name_opts *o);
+int stop_parse(int argc, char *argv[], struct name_opts *o);
+int unexport_parse(int argc, char *argv[], struct name_opts *o);
+int add_parse(int argc, char *argv[], struct add_opts *o);
+int import_parse(int argc, char *argv[], struct import_opts *o);
+int export_parse(int argc, char *argv[], struct export_opts *o);
 int bad_option(const char *cmd, int c, char *argv[]);
+int name_parse(const char *cmd, const char *what, int argc, char *argv[],
+	       bool *help, const char **name);
+int parse_timeout(const char *cmd, const char *s, uint32_t *timeout);
+int parse_addr_arg(const char *cmd, const char *what, const char *s,
+		   struct sockaddr_storage *ss, socklen_t *len);
+
+/*
+ * Socket addresses as text: IPV4:PORT or [IPV6]:PORT, IPv6 with an
+ * optional %SCOPE (interface name or index).  Only numeric hosts.
+ */
+#define ADDR_STRLEN	96	/* longest text accepted or made, with NUL */
+enum {
+	ADDR_E_LONG = 1,
+	ADDR_E_NOPORT,
+	ADDR_E_NOHOST,
+	ADDR_E_PORT,
+	ADDR_E_IPV6,
+	ADDR_E_SYNTAX,
+	ADDR_E_HOST,
+};
+/* Returns 0, or -ADDR_E_* (see addr_strerror()). */
+int parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len);
+const char *addr_strerror(int err);
+/* Returns 0, or -1 for an address that is not IPv4/IPv6 or a short @buf. */
+int format_addr(const struct sockaddr_storage *ss, socklen_t len, char *buf,
+		size_t size);
+
+/* A node of a storage as reported by the kernel. */
+struct node_info {
+	uint32_t id;
+	uint32_t type;			/* enum dst_node_type */
+	uint32_t state;			/* enum dst_node_state */
+	uint32_t inflight;
+	uint32_t timeout;		/* seconds */
+	uint64_t size;
+	uint64_t read_bytes;
+	uint64_t write_bytes;
+	struct sockaddr_storage addr;	/* remote */
+	socklen_t addr_len;
+	char path[PATH_MAX];		/* local */
+};
 
 /* A storage as reported by the kernel. */
 struct storage_info {
@@ -77,13 +171,38 @@ struct storage_info {
 	uint32_t id;
 	uint32_t state;
 	uint64_t size;
+	struct node_info *nodes;	/* malloc()ed; storage_info_free() */
+	size_t nnodes;
+};
+
+/* An export as reported by the kernel. */
+struct export_info {
+	char name[DST_NAME_MAX];
+	char device[PATH_MAX];
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	bool read_only;
+	uint64_t size;
+	uint32_t clients;
+	uint64_t refused;
 };
 
 struct nlattr;
+/* Each fills its argument from a nest; -1 if it is malformed. */
 int storage_info_parse(const struct nlattr *nest, struct storage_info *si);
+void storage_info_free(struct storage_info *si);
+int node_info_parse(const struct nlattr *nest, struct node_info *ni);
+int export_info_parse(const struct nlattr *nest, struct export_info *ei);
+/* A DST_NODE_A_ADDR or DST_EXPORT_A_ADDR attribute; -1 if malformed. */
+int sockaddr_attr_parse(const struct nlattr *attr, struct sockaddr_storage *ss,
+			socklen_t *len);
 const char *storage_state_name(uint32_t state);
-void status_print_text(FILE *f, const struct storage_info *si, size_t n);
-int status_print_json(FILE *f, const struct storage_info *si, size_t n);
+const char *node_type_name(uint32_t type);
+const char *node_state_name(uint32_t state);
+void status_print_text(FILE *f, const struct storage_info *si, size_t n,
+		       const struct export_info *ei, size_t ne);
+int status_print_json(FILE *f, const struct storage_info *si, size_t n,
+		      const struct export_info *ei, size_t ne);
 void format_size(char *buf, size_t len, uint64_t bytes);
 
 #endif /* DSTADM_H */

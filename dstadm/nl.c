@@ -120,6 +120,49 @@ int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
 	return 0;
 }
 
+int dst_nl_put_node(struct dst_nl *nl, struct nlmsghdr *nlh, uint32_t type,
+		    const struct sockaddr_storage *addr, socklen_t addr_len,
+		    const char *path, uint32_t timeout)
+{
+	const size_t size = sizeof(nl->buf);
+	struct nlattr *nest;
+
+	nest = mnl_attr_nest_start_check(nlh, size, DST_A_NODE);
+	if (!nest ||
+	    !mnl_attr_put_u32_check(nlh, size, DST_NODE_A_TYPE, type) ||
+	    (addr && !mnl_attr_put_check(nlh, size, DST_NODE_A_ADDR, addr_len, addr)) ||
+	    (path && !mnl_attr_put_strz_check(nlh, size, DST_NODE_A_PATH, path)) ||
+	    (timeout && !mnl_attr_put_u32_check(nlh, size, DST_NODE_A_TIMEOUT, timeout))) {
+		fprintf(stderr, "%s: argument too long\n", PROG);
+		return -1;
+	}
+	mnl_attr_nest_end(nlh, nest);
+	return 0;
+}
+
+int dst_nl_put_export(struct dst_nl *nl, struct nlmsghdr *nlh,
+		      const char *name, const char *device,
+		      const struct sockaddr_storage *addr, socklen_t addr_len,
+		      bool read_only)
+{
+	const size_t size = sizeof(nl->buf);
+	struct nlattr *nest;
+
+	nest = mnl_attr_nest_start_check(nlh, size, DST_A_EXPORT);
+	if (!nest ||
+	    !mnl_attr_put_strz_check(nlh, size, DST_EXPORT_A_NAME, name) ||
+	    (device &&
+	     (!mnl_attr_put_strz_check(nlh, size, DST_EXPORT_A_DEVICE, device) ||
+	      !mnl_attr_put_check(nlh, size, DST_EXPORT_A_ADDR, addr_len, addr) ||
+	      (read_only &&
+	       !mnl_attr_put_check(nlh, size, DST_EXPORT_A_READ_ONLY, 0, ""))))) {
+		fprintf(stderr, "%s: argument too long\n", PROG);
+		return -1;
+	}
+	mnl_attr_nest_end(nlh, nest);
+	return 0;
+}
+
 int dst_nl_request(struct dst_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 		   void *data)
 {

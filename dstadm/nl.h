@@ -5,7 +5,9 @@
 #ifndef DSTADM_NL_H
 #define DSTADM_NL_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <libmnl/libmnl.h>
 
 struct dst_nl {
@@ -31,6 +33,24 @@ struct nlmsghdr *dst_nl_msg(struct dst_nl *nl, uint8_t cmd, uint16_t flags);
  */
 int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
 		       const char *name, const char *alg);
+
+/*
+ * Put a DST_A_NODE nest: @type, and @addr (remote) or @path (local), and
+ * @timeout if not 0.  Prints the error and returns -1 if they do not fit.
+ */
+int dst_nl_put_node(struct dst_nl *nl, struct nlmsghdr *nlh, uint32_t type,
+		    const struct sockaddr_storage *addr, socklen_t addr_len,
+		    const char *path, uint32_t timeout);
+
+/*
+ * Put a DST_A_EXPORT nest naming an export and, if @device is not NULL,
+ * its device, address and read-only flag.  Prints the error and returns -1
+ * if they do not fit.
+ */
+int dst_nl_put_export(struct dst_nl *nl, struct nlmsghdr *nlh,
+		      const char *name, const char *device,
+		      const struct sockaddr_storage *addr, socklen_t addr_len,
+		      bool read_only);
 
 /*
  * Send @nlh and run @cb (may be NULL) on each reply until the final ack or

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dstadm: create and delete storages.
+ * dstadm: create, delete, start and stop storages; import a remote disk.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/genetlink.h>
 
 #include "dstadm.h"
 #include "nl.h"
@@ -79,31 +81,10 @@ int cmd_create(int argc, char *argv[])
 	return storage_request(DST_CMD_STORAGE_NEW, o.name, o.alg);
 }
 
-static const struct option delete_options[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 int delete_parse(int argc, char *argv[], struct delete_opts *o)
 {
-	int c;
-
 	memset(o, 0, sizeof(*o));
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", delete_options, NULL)) != -1) {
-		if (c != 'h')
-			return bad_option("delete", c, argv);
-		o->help = true;
-		print_command_usage(stdout, find_command("delete"));
-		return EXIT_OK;
-	}
-	if (optind >= argc)
-		return usage_error("delete", "missing storage name");
-	if (optind + 1 < argc)
-		return usage_error("delete", "unexpected argument '%s'", argv[optind + 1]);
-	o->name = argv[optind];
-	return EXIT_OK;
+	return name_parse("delete", "storage", argc, argv, &o->help, &o->name);
 }
 
 int cmd_delete(int argc, char *argv[])
@@ -115,4 +96,174 @@ int cmd_delete(int argc, char *argv[])
 	if (ret || o.help)
 		return ret;
 	return storage_request(DST_CMD_STORAGE_DEL, o.name, NULL);
+}
+
+int start_parse(int argc, char *argv[], struct name_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	return name_parse("start", "storage", argc, argv, &o->help, &o->name);
+}
+
+int stop_parse(int argc, char *argv[], struct name_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	return name_parse("stop", "storage", argc, argv, &o->help, &o->name);
+}
+
+int cmd_start(int argc, char *argv[])
+{
+	struct name_opts o;
+	int ret;
+
+	ret = start_parse(argc, argv, &o);
+	if (ret || o.help)
+		return ret;
+	return storage_request(DST_CMD_STORAGE_START, o.name, NULL);
+}
+
+int cmd_stop(int argc, char *argv[])
+{
+	struct name_opts o;
+	int ret;
+
+	ret = stop_parse(argc, argv, &o);
+	if (ret || o.help)
+		return ret;
+	return storage_request(DST_CMD_STORAGE_STOP, o.name, NULL);
+}
+
+static const struct option import_options[] = {
+	{ "remote",  required_argument, NULL, 'r' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "help",    no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int import_parse(int argc, char *argv[], struct import_opts *o)
+{
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":r:t:h", import_options, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			o->remote = optarg;
+			break;
+		case 't':
+			ret = parse_timeout("import", optarg, &o->timeout);
+			if (ret)
+				return ret;
+			break;
+		case 'h':
+			o->help = true;
+			print_command_usage(stdout, find_command("import"));
+			return EXIT_OK;
+		default:
+			return bad_option("import", c, argv);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("import", "missing storage name");
+	if (optind + 1 < argc)
+		return usage_error("import", "unexpected argument '%s'", argv[optind + 1]);
+	if (!o->remote)
+		return usage_error("import", "missing --remote ADDR:PORT");
+	ret = parse_addr_arg("import", "remote address", o->remote, &o->addr,
+			     &o->addr_len);
+	if (ret)
+		return ret;
+	o->name = argv[optind];
+	return EXIT_OK;
+}
+
+static int storage_id_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct storage_info si;
+	const struct nlattr *attr;
+	uint32_t *id = data;
+
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(attr) != DST_A_STORAGE)
+			continue;
+		if (storage_info_parse(attr, &si) < 0) {
+			errno = EPROTO;
+			return MNL_CB_ERROR;
+		}
+		*id = si.id;
+		storage_info_free(&si);
+		return MNL_CB_OK;
+	}
+	errno = EPROTO;
+	return MNL_CB_ERROR;
+}
+
+/* One step of import: @cmd for the storage @o->name; 0 or -1. */
+static int import_step(struct dst_nl *nl, const struct import_opts *o,
+		       uint8_t cmd, mnl_cb_t cb, void *data)
+{
+	struct nlmsghdr *nlh = dst_nl_msg(nl, cmd, 0);
+
+	if (dst_nl_put_storage(nl, nlh, o->name, cmd == DST_CMD_STORAGE_NEW ?
+			       "linear" : NULL) < 0)
+		return -1;
+	if (cmd == DST_CMD_NODE_ADD &&
+	    dst_nl_put_node(nl, nlh, DST_NODE_REMOTE, &o->addr, o->addr_len,
+			    NULL, o->timeout) < 0)
+		return -1;
+	if (dst_nl_request(nl, nlh, cb, data) < 0) {
+		switch (cmd) {
+		case DST_CMD_STORAGE_NEW:
+			dst_nl_perror(nl, "storage '%s'", o->name);
+			break;
+		case DST_CMD_NODE_ADD:
+			dst_nl_perror(nl, "storage '%s': node %s", o->name, o->remote);
+			break;
+		case DST_CMD_STORAGE_START:
+			dst_nl_perror(nl, "storage '%s': start", o->name);
+			break;
+		case DST_CMD_STORAGE_DEL:
+			dst_nl_perror(nl, "storage '%s': delete after failure", o->name);
+			break;
+		default:
+			dst_nl_perror(nl, "storage '%s': get", o->name);
+			break;
+		}
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_import(int argc, char *argv[])
+{
+	struct import_opts o;
+	struct dst_nl nl;
+	uint32_t id = 0;
+	int ret;
+
+	ret = import_parse(argc, argv, &o);
+	if (ret || o.help)
+		return ret;
+	if (dst_nl_open(&nl) < 0)
+		return EXIT_FAIL;
+
+	ret = EXIT_FAIL;
+	if (import_step(&nl, &o, DST_CMD_STORAGE_NEW, NULL, NULL) < 0)
+		goto out;
+	if (import_step(&nl, &o, DST_CMD_NODE_ADD, NULL, NULL) < 0 ||
+	    import_step(&nl, &o, DST_CMD_STORAGE_START, NULL, NULL) < 0) {
+		/* Undo the create; the failing step has been reported. */
+		if (import_step(&nl, &o, DST_CMD_STORAGE_DEL, NULL, NULL) < 0)
+			fprintf(stderr, "%s: storage '%s' is left over; 'dstadm delete %s' removes it\n",
+				PROG, o.name, o.name);
+		goto out;
+	}
+	if (import_step(&nl, &o, DST_CMD_STORAGE_GET, storage_id_cb, &id) < 0)
+		goto out;
+	printf("/dev/dst%u\n", id);
+	ret = EXIT_OK;
+out:
+	dst_nl_close(&nl);
+	return ret;
 }

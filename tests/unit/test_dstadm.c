@@ -206,9 +206,13 @@ static void test_storage_info_parse(void **state)
 	assert_int_equal(storage_info_parse(nest, &si), -1);
 }
 
-static char *capture(void (*text)(FILE *, const struct storage_info *, size_t),
-		     int (*json)(FILE *, const struct storage_info *, size_t),
-		     const struct storage_info *si, size_t n)
+typedef void (*text_fn)(FILE *, const struct storage_info *, size_t,
+			const struct export_info *, size_t);
+typedef int (*json_fn)(FILE *, const struct storage_info *, size_t,
+		       const struct export_info *, size_t);
+
+static char *capture(text_fn text, json_fn json, const struct storage_info *si,
+		     size_t n, const struct export_info *ei, size_t ne)
 {
 	char *out = NULL;
 	size_t len = 0;
@@ -216,17 +220,17 @@ static char *capture(void (*text)(FILE *, const struct storage_info *, size_t),
 
 	assert_non_null(f);
 	if (text)
-		text(f, si, n);
+		text(f, si, n, ei, ne);
 	else
-		assert_int_equal(json(f, si, n), 0);
+		assert_int_equal(json(f, si, n, ei, ne), 0);
 	fclose(f);
 	return out;
 }
 
 static const struct storage_info sample[] = {
-	{ "r0", "mirror", 0, DST_STORAGE_STOPPED, 0 },
-	{ "big.vol-1", "linear", 3, DST_STORAGE_RUNNING, 3ULL << 40 },
-	{ "q\"uo\\te", "linear", 4, 99, 512 },
+	{ "r0", "mirror", 0, DST_STORAGE_STOPPED, 0, NULL, 0 },
+	{ "big.vol-1", "linear", 3, DST_STORAGE_RUNNING, 3ULL << 40, NULL, 0 },
+	{ "q\"uo\\te", "linear", 4, 99, 512, NULL, 0 },
 };
 
 static void test_status_json(void **state)
@@ -235,7 +239,7 @@ static void test_status_json(void **state)
 	char *out;
 
 	(void)state;
-	out = capture(NULL, status_print_json, sample, 3);
+	out = capture(NULL, status_print_json, sample, 3, NULL, 0);
 	root = json_tokener_parse(out);
 	assert_non_null(root);
 	assert_true(json_object_object_get_ex(root, "storages", &arr));
@@ -252,16 +256,26 @@ static void test_status_json(void **state)
 	assert_string_equal(json_object_get_string(v), "running");
 	assert_true(json_object_object_get_ex(o, "size", &v));
 	assert_true(json_object_get_uint64(v) == 3ULL << 40);
+	assert_true(json_object_object_get_ex(o, "device", &v));
+	assert_string_equal(json_object_get_string(v), "/dev/dst3");
+	assert_true(json_object_object_get_ex(o, "nodes", &v));
+	assert_int_equal(json_object_array_length(v), 0);
+
+	o = json_object_array_get_idx(arr, 0);
+	assert_true(json_object_object_get_ex(o, "device", &v));
+	assert_null(v);
 
 	o = json_object_array_get_idx(arr, 2);
 	assert_true(json_object_object_get_ex(o, "name", &v));
 	assert_string_equal(json_object_get_string(v), "q\"uo\\te");
 	assert_true(json_object_object_get_ex(o, "state", &v));
 	assert_string_equal(json_object_get_string(v), "unknown");
+	assert_true(json_object_object_get_ex(root, "exports", &arr));
+	assert_int_equal(json_object_array_length(arr), 0);
 	json_object_put(root);
 	free(out);
 
-	out = capture(NULL, status_print_json, sample, 0);
+	out = capture(NULL, status_print_json, sample, 0, NULL, 0);
 	root = json_tokener_parse(out);
 	assert_true(json_object_object_get_ex(root, "storages", &arr));
 	assert_int_equal(json_object_array_length(arr), 0);
@@ -274,9 +288,9 @@ static void test_status_text(void **state)
 	char *out;
 
 	(void)state;
-	out = capture(status_print_text, NULL, sample, 2);
-	assert_non_null(strstr(out, "storage: r0\n  id: 0\n  algorithm: mirror\n  state: stopped\n  size: 0 B\n"));
-	assert_non_null(strstr(out, "\nstorage: big.vol-1\n"));
+	out = capture(status_print_text, NULL, sample, 2, NULL, 0);
+	assert_non_null(strstr(out, "storage: r0\n  algorithm: mirror\n  state: stopped\n  size: 0 B\n"));
+	assert_non_null(strstr(out, "\nstorage: big.vol-1 (/dev/dst3)\n  algorithm: linear\n  state: running\n"));
 	assert_non_null(strstr(out, "size: 3.00 TiB\n"));
 	free(out);
 }

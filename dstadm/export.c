@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dstadm: serve block devices over the network, and stop serving them.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dstadm.h"
+#include "nl.h"
+
+static const struct option export_options[] = {
+	{ "device",    required_argument, NULL, 'd' },
+	{ "listen",    required_argument, NULL, 'l' },
+	{ "read-only", no_argument,       NULL, 'r' },
+	{ "help",      no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int export_parse(int argc, char *argv[], struct export_opts *o)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:l:rh", export_options, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o->device = optarg;
+			break;
+		case 'l':
+			o->listen = optarg;
+			break;
+		case 'r':
+			o->read_only = true;
+			break;
+		case 'h':
+			o->help = true;
+			print_command_usage(stdout, find_command("export"));
+			return EXIT_OK;
+		default:
+			return bad_option("export", c, argv);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("export", "missing export name");
+	if (optind + 1 < argc)
+		return usage_error("export", "unexpected argument '%s'", argv[optind + 1]);
+	if (!o->device || !*o->device)
+		return usage_error("export", "missing --device PATH");
+	if (!o->listen)
+		return usage_error("export", "missing --listen ADDR:PORT");
+	o->name = argv[optind];
+	return parse_addr_arg("export", "listen address", o->listen, &o->addr,
+			      &o->addr_len);
+}
+
+int unexport_parse(int argc, char *argv[], struct name_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	return name_parse("unexport", "export", argc, argv, &o->help, &o->name);
+}
+
+/* Send @cmd for the export @o; report any error. */
+static int export_request(uint8_t cmd, const struct export_opts *o)
+{
+	struct nlmsghdr *nlh;
+	struct dst_nl nl;
+	int ret = EXIT_FAIL;
+
+	if (dst_nl_open(&nl) < 0)
+		return EXIT_FAIL;
+
+	nlh = dst_nl_msg(&nl, cmd, 0);
+	if (dst_nl_put_export(&nl, nlh, o->name, o->device, &o->addr,
+			      o->addr_len, o->read_only) < 0)
+		goto out;
+	if (dst_nl_request(&nl, nlh, NULL, NULL) < 0) {
+		dst_nl_perror(&nl, "export '%s'", o->name);
+		goto out;
+	}
+	ret = EXIT_OK;
+out:
+	dst_nl_close(&nl);
+	return ret;
+}
+
+int cmd_export(int argc, char *argv[])
+{
+	struct export_opts o;
+	int ret;
+
+	ret = export_parse(argc, argv, &o);
+	if (ret || o.help)
+		return ret;
+	return export_request(DST_CMD_EXPORT_NEW, &o);
+}
+
+int cmd_unexport(int argc, char *argv[])
+{
+	struct export_opts eo = { 0 };
+	struct name_opts o;
+	int ret;
+
+	ret = unexport_parse(argc, argv, &o);
+	if (ret || o.help)
+		return ret;
+	eo.name = o.name;
+	return export_request(DST_CMD_EXPORT_DEL, &eo);
+}
