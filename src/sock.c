@@ -67,6 +67,32 @@ int dst_sock_xmit(struct socket *sock, bool send, void *buf, size_t len)
 	return dst_sock_iter(sock, send, &iter, send ? 0 : MSG_WAITALL);
 }
 
+/* Send one segment, by reference where that is safe, else by copy. */
+static int dst_sock_send_page(struct socket *sock, const struct bio_vec *bv)
+{
+	unsigned int off = bv->bv_offset, len = bv->bv_len, noreclaim;
+	struct iov_iter from;
+	int sent, ret = 0;
+
+	if (!sendpage_ok(bv->bv_page)) {
+		iov_iter_bvec(&from, ITER_SOURCE, bv, 1, len);
+		return dst_sock_iter(sock, true, &from, MSG_MORE);
+	}
+	noreclaim = memalloc_noreclaim_save();
+	while (len) {
+		sent = kernel_sendpage(sock, bv->bv_page, off, len,
+				       MSG_MORE | MSG_NOSIGNAL);
+		if (sent <= 0) {
+			ret = sent ?: -EPIPE;
+			break;
+		}
+		off += sent;
+		len -= sent;
+	}
+	memalloc_noreclaim_restore(noreclaim);
+	return ret;
+}
+
 /*
  * Send the data of @bio without copying it: the pages go to the socket by
  * reference (sendpage) where that is safe, else they are copied.
@@ -75,31 +101,10 @@ int dst_sock_send_bio(struct socket *sock, struct bio *bio)
 {
 	struct bvec_iter iter;
 	struct bio_vec bv;
-	unsigned int noreclaim;
-	int ret = 0, sent;
+	int ret;
 
 	bio_for_each_segment(bv, bio, iter) {
-		if (!sendpage_ok(bv.bv_page)) {
-			struct iov_iter from;
-
-			iov_iter_bvec(&from, ITER_SOURCE, &bv, 1, bv.bv_len);
-			ret = dst_sock_iter(sock, true, &from, MSG_MORE);
-			if (ret)
-				return ret;
-			continue;
-		}
-		noreclaim = memalloc_noreclaim_save();
-		while (bv.bv_len) {
-			sent = kernel_sendpage(sock, bv.bv_page, bv.bv_offset,
-					       bv.bv_len, MSG_MORE | MSG_NOSIGNAL);
-			if (sent <= 0) {
-				ret = sent ?: -EPIPE;
-				break;
-			}
-			bv.bv_offset += sent;
-			bv.bv_len -= sent;
-		}
-		memalloc_noreclaim_restore(noreclaim);
+		ret = dst_sock_send_page(sock, &bv);
 		if (ret)
 			return ret;
 	}
