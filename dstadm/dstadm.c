@@ -125,6 +125,10 @@ int bad_option(const char *cmd, int c, char *argv[])
 
 	if (c == ':')
 		return usage_error(cmd, "option '%s' needs an argument", opt);
+	/* A long option given an argument it does not take. */
+	if (optopt && !strncmp(opt, "--", 2) && strchr(opt, '='))
+		return usage_error(cmd, "option '%.*s' takes no argument",
+				   (int)(strchr(opt, '=') - opt), opt);
 	if (optopt)
 		return usage_error(cmd, "unknown option '-%c'", optopt);
 	return usage_error(cmd, "unknown option '%s'", opt);

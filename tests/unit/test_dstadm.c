@@ -13,6 +13,9 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 #include <libmnl/libmnl.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
 
 #include "dstadm.h"
 
@@ -116,6 +119,336 @@ static void test_command_table(void **state)
 	assert_null(find_command("nope"));
 }
 
+/* ---- addresses ---- */
+
+static void roundtrip(const char *in, const char *out, int family)
+{
+	struct sockaddr_storage ss, ss2;
+	char buf[ADDR_STRLEN];
+	socklen_t len, len2;
+
+	assert_int_equal(parse_addr(in, &ss, &len), 0);
+	assert_int_equal(ss.ss_family, family);
+	assert_int_equal(len, family == AF_INET ? sizeof(struct sockaddr_in) :
+			 sizeof(struct sockaddr_in6));
+	assert_int_equal(format_addr(&ss, len, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, out ? out : in);
+	assert_int_equal(parse_addr(buf, &ss2, &len2), 0);
+	assert_int_equal(len, len2);
+	assert_memory_equal(&ss, &ss2, len);
+}
+
+static void test_addr_roundtrip(void **state)
+{
+	const struct sockaddr_in6 *sin6;
+	const struct sockaddr_in *sin;
+	struct sockaddr_storage ss;
+	char buf[ADDR_STRLEN], want[ADDR_STRLEN];
+	unsigned int lo;
+	socklen_t len;
+
+	(void)state;
+	roundtrip("127.0.0.1:7000", NULL, AF_INET);
+	roundtrip("0.0.0.0:1", NULL, AF_INET);
+	roundtrip("255.255.255.255:65535", NULL, AF_INET);
+	roundtrip("[::1]:7000", NULL, AF_INET6);
+	roundtrip("[::]:65535", NULL, AF_INET6);
+	roundtrip("[2001:db8::1]:443", NULL, AF_INET6);
+	roundtrip("[2001:DB8:0:0::1]:443", "[2001:db8::1]:443", AF_INET6);
+	roundtrip("[::ffff:192.0.2.1]:80", NULL, AF_INET6);
+
+	assert_int_equal(parse_addr("192.0.2.1:7000", &ss, &len), 0);
+	sin = (const struct sockaddr_in *)&ss;
+	assert_int_equal(sin->sin_port, htons(7000));
+	assert_int_equal(sin->sin_addr.s_addr, htonl(0xc0000201));
+
+	assert_int_equal(parse_addr("[::1]:7001", &ss, &len), 0);
+	sin6 = (const struct sockaddr_in6 *)&ss;
+	assert_int_equal(sin6->sin6_port, htons(7001));
+	assert_int_equal(sin6->sin6_scope_id, 0);
+
+	/* Link-local with a scope, by index and by name. */
+	assert_int_equal(parse_addr("[fe80::1%1]:7000", &ss, &len), 0);
+	assert_int_equal(sin6->sin6_scope_id, 1);
+	lo = if_nametoindex("lo");
+	if (lo) {
+		assert_int_equal(parse_addr("[fe80::1%lo]:7000", &ss, &len), 0);
+		assert_int_equal(sin6->sin6_scope_id, lo);
+		assert_int_equal(format_addr(&ss, len, buf, sizeof(buf)), 0);
+		assert_string_equal(buf, "[fe80::1%lo]:7000");
+	}
+	/* A scope without an interface is shown by number. */
+	sin6 = (const struct sockaddr_in6 *)&ss;
+	((struct sockaddr_in6 *)&ss)->sin6_scope_id = 999999;
+	assert_int_equal(format_addr(&ss, len, buf, sizeof(buf)), 0);
+	snprintf(want, sizeof(want), "[fe80::1%%%u]:7000", 999999);
+	assert_string_equal(buf, want);
+}
+
+static void test_addr_reject(void **state)
+{
+	static const struct {
+		const char *s;
+		int err;	/* 0: any */
+	} bad[] = {
+		{ "", ADDR_E_NOPORT },
+		{ "1.2.3.4", ADDR_E_NOPORT },
+		{ "1.2.3.4:", ADDR_E_NOPORT },
+		{ "[::1]", ADDR_E_NOPORT },
+		{ "[::1]:", ADDR_E_NOPORT },
+		{ ":7000", ADDR_E_NOHOST },
+		{ "[]:7000", ADDR_E_NOHOST },
+		{ "1.2.3.4:0", ADDR_E_PORT },
+		{ "1.2.3.4:65536", ADDR_E_PORT },
+		{ "1.2.3.4:99999", ADDR_E_PORT },
+		{ "1.2.3.4:123456", ADDR_E_PORT },
+		{ "1.2.3.4:-1", ADDR_E_PORT },
+		{ "1.2.3.4:+80", ADDR_E_PORT },
+		{ "1.2.3.4: 80", ADDR_E_PORT },
+		{ "1.2.3.4:80 ", ADDR_E_PORT },
+		{ "1.2.3.4:80x", ADDR_E_PORT },
+		{ "1.2.3.4:0x50", ADDR_E_PORT },
+		{ "1.2.3.4:http", ADDR_E_PORT },
+		{ "[::1]:7000x", ADDR_E_PORT },
+		{ "[::1]:7000]", ADDR_E_PORT },
+		{ "::1:7000", ADDR_E_IPV6 },
+		{ "::1", ADDR_E_IPV6 },
+		{ "1.2.3.4:80:90", ADDR_E_IPV6 },
+		{ "fe80::1%lo:80", ADDR_E_IPV6 },
+		{ "[::1]7000", ADDR_E_SYNTAX },
+		{ "[::1:7000", ADDR_E_SYNTAX },
+		{ "1.2.3.4]:80", ADDR_E_SYNTAX },
+		{ "[::1]]:80", ADDR_E_SYNTAX },
+		{ "[1.2.3.4]:80", ADDR_E_HOST },
+		{ "[[::1]]:80", ADDR_E_SYNTAX },
+		{ "1.2.3.4x:80", ADDR_E_HOST },
+		{ "127.1:80", ADDR_E_HOST },
+		{ "1.2.3.256:80", ADDR_E_HOST },
+		{ " 1.2.3.4:80", ADDR_E_HOST },
+		{ "localhost:80", ADDR_E_HOST },
+		{ "[fe80::1%nosuchif0]:80", ADDR_E_HOST },
+		{ "[fe80::1%]:80", ADDR_E_HOST },
+		{ "[::g]:80", ADDR_E_HOST },
+		{ "[%lo]:80", ADDR_E_HOST },
+	};
+	char big[4096];
+	struct sockaddr_storage ss;
+	socklen_t len;
+	size_t i;
+	int err;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err = parse_addr(bad[i].s, &ss, &len);
+		if (err != -bad[i].err)
+			fail_msg("'%s': %d, expected %d", bad[i].s, err, -bad[i].err);
+		assert_non_null(addr_strerror(err));
+	}
+	/* Over-long, with or without a valid end. */
+	memset(big, '1', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(parse_addr(big, &ss, &len), -ADDR_E_LONG);
+	memcpy(big + sizeof(big) - 6, ":7000", 6);
+	assert_int_equal(parse_addr(big, &ss, &len), -ADDR_E_LONG);
+	memset(big, ' ', ADDR_STRLEN);
+	memcpy(big + ADDR_STRLEN - 12, "1.2.3.4:7000", 13);
+	assert_int_equal(parse_addr(big, &ss, &len), -ADDR_E_LONG);
+	assert_string_equal(addr_strerror(0), "invalid address");
+	assert_string_equal(addr_strerror(-1000), "invalid address");
+}
+
+static void test_format_addr_errors(void **state)
+{
+	struct sockaddr_storage ss;
+	char buf[ADDR_STRLEN];
+	socklen_t len;
+
+	(void)state;
+	assert_int_equal(parse_addr("192.0.2.1:7000", &ss, &len), 0);
+	assert_int_equal(format_addr(&ss, len + 1, buf, sizeof(buf)), -1);
+	assert_int_equal(format_addr(&ss, sizeof(struct sockaddr_in6), buf, sizeof(buf)), -1);
+	assert_int_equal(format_addr(&ss, len, buf, 8), -1);
+	assert_int_equal(format_addr(&ss, len, buf, 15), 0);
+	assert_string_equal(buf, "192.0.2.1:7000");
+	assert_int_equal(format_addr(&ss, len, buf, 14), -1);
+	ss.ss_family = AF_UNIX;
+	assert_int_equal(format_addr(&ss, len, buf, sizeof(buf)), -1);
+	assert_int_equal(parse_addr("[::1]:7000", &ss, &len), 0);
+	assert_int_equal(format_addr(&ss, sizeof(struct sockaddr_in), buf, sizeof(buf)), -1);
+	assert_int_equal(format_addr(&ss, len, buf, 10), -1);
+}
+
+/* ---- argument parsing of the new commands ---- */
+
+static void test_add_parse(void **state)
+{
+	const struct sockaddr_in *sin;
+	struct add_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "127.0.0.1:7000"), EXIT_OK);
+	assert_string_equal(o.name, "r0");
+	assert_int_equal(o.type, DST_NODE_REMOTE);
+	assert_int_equal(o.addr_len, sizeof(struct sockaddr_in));
+	sin = (const struct sockaddr_in *)&o.addr;
+	assert_int_equal(sin->sin_port, htons(7000));
+	assert_int_equal(o.timeout, 0);
+	assert_null(o.path);
+
+	assert_int_equal(PARSE(add_parse, &o, "add", "--timeout", "10", "r0", "remote", "[::1]:7"), EXIT_OK);
+	assert_int_equal(o.timeout, 10);
+	assert_int_equal(o.addr_len, sizeof(struct sockaddr_in6));
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "[::1]:7", "-t", "86400"), EXIT_OK);
+	assert_int_equal(o.timeout, 86400);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "[::1]:7", "--timeout=1"), EXIT_OK);
+	assert_int_equal(o.timeout, 1);
+
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "local", "/dev/sdb"), EXIT_OK);
+	assert_int_equal(o.type, DST_NODE_LOCAL);
+	assert_string_equal(o.path, "/dev/sdb");
+
+	assert_int_equal(PARSE(add_parse, &o, "add", "-h"), EXIT_OK);
+	assert_true(o.help);
+}
+
+static void test_add_parse_errors(void **state)
+{
+	struct add_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(add_parse, &o, "add"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "local"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "local", ""), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "nbd", "x"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "Remote", "1.2.3.4:5"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "1.2.3.4:5", "x"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "1.2.3.4"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "::1:7000"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "1.2.3.4:5", "--timeout"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "1.2.3.4:5", "-t", "abc"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "1.2.3.4:5", "-t", "0"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "1.2.3.4:5", "-t", "86401"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "1.2.3.4:5", "-t", "4294967296"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "1.2.3.4:5", "-t",
+			       "99999999999999999999999999"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "1.2.3.4:5", "-t", "-5"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "1.2.3.4:5", "-t", " 5"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "1.2.3.4:5", "-t", "5s"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "1.2.3.4:5", "-t", ""), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "local", "/dev/sdb", "-t", "5"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "--bogus", "r0", "local", "/dev/sdb"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "-x", "r0", "local", "/dev/sdb"), EXIT_USAGE);
+}
+
+static void test_import_parse(void **state)
+{
+	struct import_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "--remote", "10.0.0.1:7000"), EXIT_OK);
+	assert_string_equal(o.name, "r0");
+	assert_string_equal(o.remote, "10.0.0.1:7000");
+	assert_int_equal(o.addr.ss_family, AF_INET);
+	assert_int_equal(o.timeout, 0);
+	assert_int_equal(PARSE(import_parse, &o, "import", "-r", "[::1]:9", "-t", "5", "r1"), EXIT_OK);
+	assert_string_equal(o.name, "r1");
+	assert_int_equal(o.addr.ss_family, AF_INET6);
+	assert_int_equal(o.timeout, 5);
+	assert_int_equal(PARSE(import_parse, &o, "import", "--help"), EXIT_OK);
+	assert_true(o.help);
+
+	assert_int_equal(PARSE(import_parse, &o, "import"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "--remote", "1.2.3.4:5"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "--remote"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "--remote", "1.2.3.4"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "--remote", "1.2.3.4:5", "x"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "--remote", "1.2.3.4:5", "-t", "0"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "--remote", "1.2.3.4:5", "-t", "x"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "--remote", "1.2.3.4:5", "-t", "1e9"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "--remote", "1.2.3.4:5", "--alg", "mirror"), EXIT_USAGE);
+}
+
+static void test_export_parse(void **state)
+{
+	struct export_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "/dev/ram0",
+			       "--listen", "[::1]:7000"), EXIT_OK);
+	assert_string_equal(o.name, "e0");
+	assert_string_equal(o.device, "/dev/ram0");
+	assert_string_equal(o.listen, "[::1]:7000");
+	assert_int_equal(o.addr_len, sizeof(struct sockaddr_in6));
+	assert_false(o.read_only);
+	assert_int_equal(PARSE(export_parse, &o, "export", "-d", "/dev/sdb", "-l", "0.0.0.0:7000",
+			       "-r", "e1"), EXIT_OK);
+	assert_string_equal(o.name, "e1");
+	assert_true(o.read_only);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e1", "--read-only", "--device=/dev/sdb",
+			       "--listen=1.2.3.4:1"), EXIT_OK);
+	assert_true(o.read_only);
+	assert_int_equal(PARSE(export_parse, &o, "export", "-h"), EXIT_OK);
+	assert_true(o.help);
+
+	assert_int_equal(PARSE(export_parse, &o, "export"), EXIT_USAGE);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0"), EXIT_USAGE);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x"), EXIT_USAGE);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--listen", "1.2.3.4:5"), EXIT_USAGE);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "", "--listen", "1.2.3.4:5"), EXIT_USAGE);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x", "--listen", "1.2.3.4:0"), EXIT_USAGE);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x", "--listen", "x"), EXIT_USAGE);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "e1", "--device", "/dev/x", "--listen", "1.2.3.4:5"), EXIT_USAGE);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x", "--listen", "1.2.3.4:5", "--rw"), EXIT_USAGE);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device"), EXIT_USAGE);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--read-only=yes", "--device", "/dev/x", "--listen", "1.2.3.4:5"), EXIT_USAGE);
+}
+
+static void test_name_parsers(void **state)
+{
+	int (*const fns[])(int, char *[], struct name_opts *) = {
+		start_parse, stop_parse, unexport_parse,
+	};
+	struct name_opts o;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		assert_int_equal(PARSE(fns[i], &o, "cmd", "r0"), EXIT_OK);
+		assert_string_equal(o.name, "r0");
+		assert_false(o.help);
+		assert_int_equal(PARSE(fns[i], &o, "cmd", "--", "-r0"), EXIT_OK);
+		assert_string_equal(o.name, "-r0");
+		assert_int_equal(PARSE(fns[i], &o, "cmd"), EXIT_USAGE);
+		assert_int_equal(PARSE(fns[i], &o, "cmd", "a", "b"), EXIT_USAGE);
+		assert_int_equal(PARSE(fns[i], &o, "cmd", "--force", "a"), EXIT_USAGE);
+		assert_int_equal(PARSE(fns[i], &o, "cmd", "-f", "a"), EXIT_USAGE);
+		assert_int_equal(PARSE(fns[i], &o, "cmd", "--help"), EXIT_OK);
+		assert_true(o.help);
+	}
+}
+
+static void test_main_usage_new(void **state)
+{
+	static const char *const cmds[] = {
+		"add", "start", "stop", "import", "export", "unexport",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		assert_int_equal(dstadm_main(2, ARGV("dstadm", (char *)cmds[i])), EXIT_USAGE);
+		assert_int_equal(dstadm_main(3, ARGV("dstadm", (char *)cmds[i], "--help")), EXIT_OK);
+		assert_int_equal(dstadm_main(3, ARGV("dstadm", "help", (char *)cmds[i])), EXIT_OK);
+		assert_int_equal(dstadm_main(4, ARGV("dstadm", (char *)cmds[i], "--nope", "x")),
+				 EXIT_USAGE);
+	}
+	assert_int_equal(dstadm_main(5, ARGV("dstadm", "add", "r0", "remote", "1.2.3.4")), EXIT_USAGE);
+	assert_int_equal(dstadm_main(4, ARGV("dstadm", "status", "a", "b")), EXIT_USAGE);
+}
+
 /*
  * Random argument vectors for the parsers: no crash, no leak, and every
  * result is either a usage error or a complete set of options.
@@ -125,19 +458,27 @@ static void test_parse_random_argv(void **state)
 	static char big[8192];
 	char *pool[] = { "create", "x", "--alg", "-a", "linear", "--json", "-j",
 			 "-h", "--help", "--", "-", "", "--alg=", "-aj", "-ja", big,
-			 "--a", "-x", "r0", "%s%n", "--json=1" };
+			 "--a", "-x", "r0", "%s%n", "--json=1",
+			 "remote", "local", "127.0.0.1:7000", "[::1]:7000", "[fe80::1%lo]:1",
+			 "1.2.3.4", "::1:7", "--timeout", "-t", "30", "0", "86401", "-t5",
+			 "--timeout=", "--remote", "-r", "--device", "-d", "--listen", "-l",
+			 "/dev/ram0", "--read-only", "-rd", "--listen=[::1]:7000", "-l1.2.3.4:5" };
 	const size_t npool = sizeof(pool) / sizeof(pool[0]);
 	struct create_opts co;
 	struct delete_opts dopt;
 	struct status_opts so;
-	char *argv[8];
+	struct add_opts ao;
+	struct import_opts io;
+	struct export_opts eo;
+	struct name_opts no;
+	char *argv[10];
 	int i, j, argc, ret;
 
 	(void)state;
 	memset(big, 'A', sizeof(big) - 1);
 	srandom(12345);
 	for (i = 0; i < 20000; i++) {
-		argc = 1 + random() % 6;
+		argc = 1 + random() % 9;
 		argv[0] = "cmd";
 		for (j = 1; j < argc; j++)
 			argv[j] = pool[random() % npool];
@@ -150,6 +491,24 @@ static void test_parse_random_argv(void **state)
 		assert_true(ret == EXIT_USAGE || (ret == EXIT_OK && (dopt.help || dopt.name)));
 		ret = status_parse(argc, argv, &so);
 		assert_true(ret == EXIT_USAGE || ret == EXIT_OK);
+		ret = add_parse(argc, argv, &ao);
+		assert_true(ret == EXIT_USAGE ||
+			    (ret == EXIT_OK && (ao.help ||
+			     (ao.name && ((ao.type == DST_NODE_REMOTE && ao.addr_len && !ao.path) ||
+					  (ao.type == DST_NODE_LOCAL && ao.path && *ao.path &&
+					   !ao.timeout))))));
+		assert_true(ao.timeout <= DSTADM_MAX_TIMEOUT);
+		ret = import_parse(argc, argv, &io);
+		assert_true(ret == EXIT_USAGE ||
+			    (ret == EXIT_OK && (io.help || (io.name && io.remote && io.addr_len))));
+		ret = export_parse(argc, argv, &eo);
+		assert_true(ret == EXIT_USAGE ||
+			    (ret == EXIT_OK && (eo.help || (eo.name && eo.device && *eo.device &&
+							    eo.addr_len))));
+		ret = start_parse(argc, argv, &no);
+		assert_true(ret == EXIT_USAGE || (ret == EXIT_OK && (no.help || no.name)));
+		ret = unexport_parse(argc, argv, &no);
+		assert_true(ret == EXIT_USAGE || (ret == EXIT_OK && (no.help || no.name)));
 	}
 }
 
@@ -295,6 +654,536 @@ static void test_status_text(void **state)
 	free(out);
 }
 
+/* ---- node and export attributes ---- */
+
+enum {
+	N_ID = 1 << 0, N_TYPE = 1 << 1, N_STATE = 1 << 2, N_ADDR = 1 << 3,
+	N_PATH = 1 << 4, N_STATS = 1 << 5, N_ALL = N_ID | N_TYPE | N_STATE | N_ADDR | N_STATS,
+};
+
+/* A DST_A_NODE nest with the parts in @what. */
+static struct nlattr *put_node(struct nlmsghdr *nlh, uint32_t id, uint32_t type,
+			       const char *addr, const char *path, unsigned int what)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, DST_A_NODE);
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	if (what & N_ID)
+		mnl_attr_put_u32(nlh, DST_NODE_A_ID, id);
+	if (what & N_TYPE)
+		mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, type);
+	if ((what & N_ADDR) && addr) {
+		assert_int_equal(parse_addr(addr, &ss, &len), 0);
+		mnl_attr_put(nlh, DST_NODE_A_ADDR, len, &ss);
+	}
+	if ((what & N_PATH) && path)
+		mnl_attr_put_strz(nlh, DST_NODE_A_PATH, path);
+	if (what & N_STATE)
+		mnl_attr_put_u32(nlh, DST_NODE_A_STATE, DST_NODE_CONNECTED);
+	if (what & N_STATS) {
+		mnl_attr_put_u32(nlh, DST_NODE_A_TIMEOUT, 30);
+		mnl_attr_put_u64(nlh, DST_NODE_A_SIZE, 1ULL << 30);
+		mnl_attr_put_u32(nlh, DST_NODE_A_INFLIGHT, 3);
+		mnl_attr_put_u64(nlh, DST_NODE_A_READ_BYTES, 4ULL << 20);
+		mnl_attr_put_u64(nlh, DST_NODE_A_WRITE_BYTES, 1ULL << 20);
+		mnl_attr_put(nlh, DST_NODE_A_PAD, 0, "");
+	}
+	mnl_attr_put_u32(nlh, 250, 1);	/* from a newer module: ignored */
+	mnl_attr_nest_end(nlh, nest);
+	return nest;
+}
+
+static void test_node_info_parse(void **state)
+{
+	static char buf[16384];
+	const struct sockaddr_in *sin;
+	struct sockaddr_in6 sin6;
+	struct node_info ni;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	char addr[ADDR_STRLEN];
+
+	(void)state;
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = put_node(nlh, 2, DST_NODE_REMOTE, "127.0.0.1:7000", NULL, N_ALL);
+	assert_int_equal(node_info_parse(nest, &ni), 0);
+	assert_int_equal(ni.id, 2);
+	assert_int_equal(ni.type, DST_NODE_REMOTE);
+	assert_int_equal(ni.state, DST_NODE_CONNECTED);
+	assert_int_equal(ni.timeout, 30);
+	assert_int_equal(ni.inflight, 3);
+	assert_true(ni.size == 1ULL << 30);
+	assert_true(ni.read_bytes == 4ULL << 20);
+	assert_true(ni.write_bytes == 1ULL << 20);
+	sin = (const struct sockaddr_in *)&ni.addr;
+	assert_int_equal(ni.addr_len, sizeof(*sin));
+	assert_int_equal(sin->sin_port, htons(7000));
+	assert_int_equal(format_addr(&ni.addr, ni.addr_len, addr, sizeof(addr)), 0);
+	assert_string_equal(addr, "127.0.0.1:7000");
+
+	/* Statistics are optional. */
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = put_node(nlh, 0, DST_NODE_REMOTE, "[::1]:7000", NULL, N_ALL & ~N_STATS);
+	assert_int_equal(node_info_parse(nest, &ni), 0);
+	assert_int_equal(ni.addr_len, sizeof(struct sockaddr_in6));
+	assert_int_equal(ni.inflight, 0);
+
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = put_node(nlh, 1, DST_NODE_LOCAL, NULL, "/dev/sdb", N_ID | N_TYPE | N_STATE | N_PATH);
+	assert_int_equal(node_info_parse(nest, &ni), 0);
+	assert_int_equal(ni.type, DST_NODE_LOCAL);
+	assert_string_equal(ni.path, "/dev/sdb");
+
+	/* A node type of a newer module, without address or path. */
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = put_node(nlh, 1, 77, NULL, NULL, N_ID | N_TYPE | N_STATE);
+	assert_int_equal(node_info_parse(nest, &ni), 0);
+	assert_string_equal(node_type_name(ni.type), "unknown");
+
+	/* Missing required attributes. */
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(node_info_parse(put_node(nlh, 0, DST_NODE_REMOTE, "1.2.3.4:5", NULL,
+						  N_ALL & ~N_ID), &ni), -1);
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(node_info_parse(put_node(nlh, 0, DST_NODE_REMOTE, "1.2.3.4:5", NULL,
+						  N_ALL & ~N_TYPE), &ni), -1);
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(node_info_parse(put_node(nlh, 0, DST_NODE_REMOTE, "1.2.3.4:5", NULL,
+						  N_ALL & ~N_STATE), &ni), -1);
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(node_info_parse(put_node(nlh, 0, DST_NODE_REMOTE, "1.2.3.4:5", NULL,
+						  N_ALL & ~N_ADDR), &ni), -1);
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(node_info_parse(put_node(nlh, 0, DST_NODE_LOCAL, NULL, "/dev/x",
+						  N_ID | N_TYPE | N_STATE), &ni), -1);
+
+	/* Malformed: addresses of the wrong length or family. */
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = mnl_attr_nest_start(nlh, DST_A_NODE);
+	mnl_attr_put_u32(nlh, DST_NODE_A_ID, 0);
+	mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, DST_NODE_REMOTE);
+	mnl_attr_put_u32(nlh, DST_NODE_A_STATE, 0);
+	mnl_attr_put(nlh, DST_NODE_A_ADDR, 5, "\x02\x00\x1b\x58\x7f");
+	mnl_attr_nest_end(nlh, nest);
+	assert_int_equal(node_info_parse(nest, &ni), -1);
+
+	memset(&sin6, 0, sizeof(sin6));
+	sin6.sin6_family = AF_INET;	/* the length of an IPv6 address */
+	sin6.sin6_port = htons(7);
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = mnl_attr_nest_start(nlh, DST_A_NODE);
+	mnl_attr_put_u32(nlh, DST_NODE_A_ID, 0);
+	mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, DST_NODE_REMOTE);
+	mnl_attr_put_u32(nlh, DST_NODE_A_STATE, 0);
+	mnl_attr_put(nlh, DST_NODE_A_ADDR, sizeof(sin6), &sin6);
+	mnl_attr_nest_end(nlh, nest);
+	assert_int_equal(node_info_parse(nest, &ni), -1);
+
+	/* A longer, too long and an empty address. */
+	{
+		char big[sizeof(struct sockaddr_storage) + 8];
+
+		memset(big, 0, sizeof(big));
+		big[0] = AF_INET6;
+		nlh = mnl_nlmsg_put_header(buf);
+		nest = mnl_attr_nest_start(nlh, DST_A_NODE);
+		mnl_attr_put_u32(nlh, DST_NODE_A_ID, 0);
+		mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, DST_NODE_REMOTE);
+		mnl_attr_put_u32(nlh, DST_NODE_A_STATE, 0);
+		mnl_attr_put(nlh, DST_NODE_A_ADDR, sizeof(big), big);
+		mnl_attr_nest_end(nlh, nest);
+		assert_int_equal(node_info_parse(nest, &ni), -1);
+
+		nlh = mnl_nlmsg_put_header(buf);
+		nest = mnl_attr_nest_start(nlh, DST_A_NODE);
+		mnl_attr_put_u32(nlh, DST_NODE_A_ID, 0);
+		mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, DST_NODE_REMOTE);
+		mnl_attr_put_u32(nlh, DST_NODE_A_STATE, 0);
+		mnl_attr_put(nlh, DST_NODE_A_ADDR, 0, "");
+		mnl_attr_nest_end(nlh, nest);
+		assert_int_equal(node_info_parse(nest, &ni), -1);
+	}
+
+	/* Integers of the wrong size. */
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = put_node(nlh, 0, DST_NODE_REMOTE, "1.2.3.4:5", NULL, N_ALL & ~N_STATS);
+	mnl_attr_put_u32(nlh, DST_NODE_A_SIZE, 1);	/* u64 as u32 */
+	mnl_attr_nest_end(nlh, nest);
+	assert_int_equal(node_info_parse(nest, &ni), -1);
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = put_node(nlh, 0, DST_NODE_REMOTE, "1.2.3.4:5", NULL, N_ALL & ~N_STATS);
+	mnl_attr_put_u64(nlh, DST_NODE_A_INFLIGHT, 1);	/* u32 as u64 */
+	mnl_attr_nest_end(nlh, nest);
+	assert_int_equal(node_info_parse(nest, &ni), -1);
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = put_node(nlh, 0, DST_NODE_REMOTE, "1.2.3.4:5", NULL, N_ALL & ~N_STATS);
+	mnl_attr_put(nlh, DST_NODE_A_TIMEOUT, 2, "\x01\x02");
+	mnl_attr_nest_end(nlh, nest);
+	assert_int_equal(node_info_parse(nest, &ni), -1);
+
+	/* A path without its NUL, and one too long. */
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = put_node(nlh, 0, DST_NODE_LOCAL, NULL, NULL, N_ID | N_TYPE | N_STATE);
+	mnl_attr_put(nlh, DST_NODE_A_PATH, 4, "/dev");
+	mnl_attr_nest_end(nlh, nest);
+	assert_int_equal(node_info_parse(nest, &ni), -1);
+	{
+		char longpath[PATH_MAX + 10];
+
+		memset(longpath, 'p', sizeof(longpath) - 1);
+		longpath[sizeof(longpath) - 1] = '\0';
+		nlh = mnl_nlmsg_put_header(buf);
+		nest = put_node(nlh, 0, DST_NODE_LOCAL, NULL, longpath,
+				N_ID | N_TYPE | N_STATE | N_PATH);
+		assert_int_equal(node_info_parse(nest, &ni), -1);
+	}
+}
+
+/* A storage nest whose NODES hold @n nodes; a bad node if @bad >= 0. */
+static struct nlattr *put_storage_nodes(struct nlmsghdr *nlh, int n, int bad)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, DST_A_STORAGE), *nodes;
+	char addr[32];
+	int i;
+
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "r0");
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_ALG, "linear");
+	mnl_attr_put_u32(nlh, DST_STORAGE_A_ID, 0);
+	mnl_attr_put_u32(nlh, DST_STORAGE_A_STATE, DST_STORAGE_RUNNING);
+	mnl_attr_put_u64(nlh, DST_STORAGE_A_SIZE, (uint64_t)n << 30);
+	nodes = mnl_attr_nest_start(nlh, DST_STORAGE_A_NODES);
+	for (i = 0; i < n; i++) {
+		snprintf(addr, sizeof(addr), "10.0.0.%d:7000", i + 1);
+		put_node(nlh, i, DST_NODE_REMOTE, addr, NULL, i == bad ? N_ALL & ~N_STATE : N_ALL);
+	}
+	mnl_attr_put_u32(nlh, 99, 0);	/* not a node: skipped */
+	mnl_attr_nest_end(nlh, nodes);
+	mnl_attr_nest_end(nlh, nest);
+	return nest;
+}
+
+static void test_storage_nodes_parse(void **state)
+{
+	static char buf[65536];
+	struct storage_info si;
+	struct nlmsghdr *nlh;
+	char addr[ADDR_STRLEN];
+
+	(void)state;
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(storage_info_parse(put_storage_nodes(nlh, 3, -1), &si), 0);
+	assert_int_equal(si.nnodes, 3);
+	assert_int_equal(si.nodes[2].id, 2);
+	assert_int_equal(format_addr(&si.nodes[2].addr, si.nodes[2].addr_len, addr,
+				     sizeof(addr)), 0);
+	assert_string_equal(addr, "10.0.0.3:7000");
+	storage_info_free(&si);
+	assert_null(si.nodes);
+
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(storage_info_parse(put_storage_nodes(nlh, 0, -1), &si), 0);
+	assert_int_equal(si.nnodes, 0);
+	storage_info_free(&si);
+
+	/* One bad node rejects the storage, without a leak. */
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(storage_info_parse(put_storage_nodes(nlh, 3, 1), &si), -1);
+	assert_null(si.nodes);
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(storage_info_parse(put_storage_nodes(nlh, 1, 0), &si), -1);
+}
+
+enum {
+	E_NAME = 1 << 0, E_DEV = 1 << 1, E_ADDR = 1 << 2, E_RO = 1 << 3, E_STATS = 1 << 4,
+	E_ALL = E_NAME | E_DEV | E_ADDR | E_STATS,
+};
+
+static struct nlattr *put_export(struct nlmsghdr *nlh, const char *name,
+				 const char *addr, unsigned int what)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, DST_A_EXPORT);
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	if (what & E_NAME)
+		mnl_attr_put_strz(nlh, DST_EXPORT_A_NAME, name);
+	if (what & E_DEV)
+		mnl_attr_put_strz(nlh, DST_EXPORT_A_DEVICE, "/dev/ram0");
+	if (what & E_ADDR) {
+		assert_int_equal(parse_addr(addr, &ss, &len), 0);
+		mnl_attr_put(nlh, DST_EXPORT_A_ADDR, len, &ss);
+	}
+	if (what & E_RO)
+		mnl_attr_put(nlh, DST_EXPORT_A_READ_ONLY, 0, "");
+	if (what & E_STATS) {
+		mnl_attr_put_u64(nlh, DST_EXPORT_A_SIZE, 1ULL << 30);
+		mnl_attr_put_u32(nlh, DST_EXPORT_A_CLIENTS, 1);
+		mnl_attr_put_u64(nlh, DST_EXPORT_A_REFUSED, 5);
+	}
+	mnl_attr_put_strz(nlh, 300, "new");	/* from a newer module: ignored */
+	mnl_attr_nest_end(nlh, nest);
+	return nest;
+}
+
+static void test_export_info_parse(void **state)
+{
+	static char buf[8192];
+	struct export_info ei;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	char addr[ADDR_STRLEN];
+
+	(void)state;
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(export_info_parse(put_export(nlh, "e0", "[::1]:7000", E_ALL), &ei), 0);
+	assert_string_equal(ei.name, "e0");
+	assert_string_equal(ei.device, "/dev/ram0");
+	assert_false(ei.read_only);
+	assert_true(ei.size == 1ULL << 30);
+	assert_int_equal(ei.clients, 1);
+	assert_int_equal(ei.refused, 5);
+	assert_int_equal(format_addr(&ei.addr, ei.addr_len, addr, sizeof(addr)), 0);
+	assert_string_equal(addr, "[::1]:7000");
+
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(export_info_parse(put_export(nlh, "e1", "0.0.0.0:1",
+						      E_NAME | E_DEV | E_ADDR | E_RO), &ei), 0);
+	assert_true(ei.read_only);
+	assert_int_equal(ei.clients, 0);
+
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(export_info_parse(put_export(nlh, "e", "1.2.3.4:5", E_ALL & ~E_NAME), &ei), -1);
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(export_info_parse(put_export(nlh, "e", "1.2.3.4:5", E_ALL & ~E_DEV), &ei), -1);
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(export_info_parse(put_export(nlh, "e", "1.2.3.4:5", E_ALL & ~E_ADDR), &ei), -1);
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(export_info_parse(put_export(nlh, "a-name-that-is-much-too-long-for-dst",
+						      "1.2.3.4:5", E_ALL), &ei), -1);
+
+	/* A flag with a payload, an address of the wrong length. */
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = put_export(nlh, "e", "1.2.3.4:5", E_ALL);
+	mnl_attr_put_u32(nlh, DST_EXPORT_A_READ_ONLY, 1);
+	mnl_attr_nest_end(nlh, nest);
+	assert_int_equal(export_info_parse(nest, &ei), -1);
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = put_export(nlh, "e", "1.2.3.4:5", E_ALL & ~E_ADDR);
+	mnl_attr_put(nlh, DST_EXPORT_A_ADDR, 15, "\x02\x00\x00\x05\x01\x02\x03\x04\0\0\0\0\0\0\0");
+	mnl_attr_nest_end(nlh, nest);
+	assert_int_equal(export_info_parse(nest, &ei), -1);
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = put_export(nlh, "e", "1.2.3.4:5", E_ALL & ~E_STATS);
+	mnl_attr_put_u32(nlh, DST_EXPORT_A_REFUSED, 1);
+	mnl_attr_nest_end(nlh, nest);
+	assert_int_equal(export_info_parse(nest, &ei), -1);
+}
+
+/* ---- status output with nodes and exports ---- */
+
+static void sample_full(struct storage_info *si, struct node_info *ni,
+			struct export_info *ei)
+{
+	memset(si, 0, 2 * sizeof(*si));
+	memset(ni, 0, 2 * sizeof(*ni));
+	memset(ei, 0, 2 * sizeof(*ei));
+	strcpy(si[0].name, "r0");
+	strcpy(si[0].alg, "linear");
+	si[0].id = 0;
+	si[0].state = DST_STORAGE_RUNNING;
+	si[0].size = 1ULL << 30;
+	si[0].nodes = ni;
+	si[0].nnodes = 2;
+	ni[0].id = 0;
+	ni[0].type = DST_NODE_REMOTE;
+	ni[0].state = DST_NODE_CONNECTED;
+	ni[0].size = 1ULL << 30;
+	ni[0].read_bytes = 4ULL << 20;
+	ni[0].write_bytes = 1ULL << 20;
+	ni[0].timeout = 30;
+	assert_int_equal(parse_addr("127.0.0.1:7000", &ni[0].addr, &ni[0].addr_len), 0);
+	ni[1].id = 1;
+	ni[1].type = DST_NODE_LOCAL;
+	ni[1].state = DST_NODE_DEAD;
+	ni[1].inflight = 2;
+	strcpy(ni[1].path, "/dev/sdb");
+	strcpy(si[1].name, "s1");
+	strcpy(si[1].alg, "mirror");
+	si[1].id = 4;
+	si[1].state = DST_STORAGE_STOPPED;
+
+	strcpy(ei[0].name, "e0");
+	strcpy(ei[0].device, "/dev/ram0");
+	assert_int_equal(parse_addr("[::1]:7000", &ei[0].addr, &ei[0].addr_len), 0);
+	ei[0].size = 1ULL << 30;
+	ei[0].clients = 1;
+	strcpy(ei[1].name, "r0");	/* a namespace of its own */
+	strcpy(ei[1].device, "/dev/\"q\"");
+	assert_int_equal(parse_addr("0.0.0.0:7001", &ei[1].addr, &ei[1].addr_len), 0);
+	ei[1].read_only = true;
+	ei[1].refused = 12345678901ULL;
+}
+
+static const char *get_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	assert_true(json_object_object_get_ex(o, key, &v));
+	assert_true(json_object_is_type(v, json_type_string));
+	return json_object_get_string(v);
+}
+
+static uint64_t get_num(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	assert_true(json_object_object_get_ex(o, key, &v));
+	assert_true(json_object_is_type(v, json_type_int));
+	return json_object_get_uint64(v);
+}
+
+static bool get_bool(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	assert_true(json_object_object_get_ex(o, key, &v));
+	assert_true(json_object_is_type(v, json_type_boolean));
+	return json_object_get_boolean(v);
+}
+
+static void test_status_json_full(void **state)
+{
+	struct json_object *root, *arr, *nodes, *o, *v;
+	struct storage_info si[2];
+	struct node_info ni[2];
+	struct export_info ei[2];
+	char *out;
+
+	(void)state;
+	sample_full(si, ni, ei);
+	out = capture(NULL, status_print_json, si, 2, ei, 2);
+	root = json_tokener_parse(out);
+	assert_non_null(root);
+
+	assert_true(json_object_object_get_ex(root, "storages", &arr));
+	assert_int_equal(json_object_array_length(arr), 2);
+	o = json_object_array_get_idx(arr, 0);
+	assert_string_equal(get_str(o, "name"), "r0");
+	assert_string_equal(get_str(o, "device"), "/dev/dst0");
+	assert_string_equal(get_str(o, "state"), "running");
+	assert_true(json_object_object_get_ex(o, "nodes", &nodes));
+	assert_int_equal(json_object_array_length(nodes), 2);
+	v = json_object_array_get_idx(nodes, 0);
+	assert_int_equal(get_num(v, "id"), 0);
+	assert_string_equal(get_str(v, "type"), "remote");
+	assert_string_equal(get_str(v, "address"), "127.0.0.1:7000");
+	assert_false(json_object_object_get_ex(v, "path", NULL));
+	assert_string_equal(get_str(v, "state"), "connected");
+	assert_true(get_num(v, "size") == 1ULL << 30);
+	assert_int_equal(get_num(v, "inflight"), 0);
+	assert_true(get_num(v, "read_bytes") == 4ULL << 20);
+	assert_true(get_num(v, "write_bytes") == 1ULL << 20);
+	assert_int_equal(get_num(v, "timeout"), 30);
+	v = json_object_array_get_idx(nodes, 1);
+	assert_string_equal(get_str(v, "type"), "local");
+	assert_string_equal(get_str(v, "path"), "/dev/sdb");
+	assert_false(json_object_object_get_ex(v, "address", NULL));
+	assert_string_equal(get_str(v, "state"), "dead");
+	assert_int_equal(get_num(v, "inflight"), 2);
+	o = json_object_array_get_idx(arr, 1);
+	assert_true(json_object_object_get_ex(o, "device", &v));
+	assert_null(v);
+	assert_true(json_object_object_get_ex(o, "nodes", &nodes));
+	assert_int_equal(json_object_array_length(nodes), 0);
+
+	assert_true(json_object_object_get_ex(root, "exports", &arr));
+	assert_int_equal(json_object_array_length(arr), 2);
+	o = json_object_array_get_idx(arr, 0);
+	assert_string_equal(get_str(o, "name"), "e0");
+	assert_string_equal(get_str(o, "device"), "/dev/ram0");
+	assert_string_equal(get_str(o, "listen"), "[::1]:7000");
+	assert_false(get_bool(o, "read_only"));
+	assert_true(get_num(o, "size") == 1ULL << 30);
+	assert_int_equal(get_num(o, "clients"), 1);
+	assert_int_equal(get_num(o, "refused"), 0);
+	o = json_object_array_get_idx(arr, 1);
+	assert_string_equal(get_str(o, "name"), "r0");
+	assert_string_equal(get_str(o, "device"), "/dev/\"q\"");
+	assert_string_equal(get_str(o, "listen"), "0.0.0.0:7001");
+	assert_true(get_bool(o, "read_only"));
+	assert_true(get_num(o, "refused") == 12345678901ULL);
+	json_object_put(root);
+	free(out);
+
+	/* Only exports. */
+	out = capture(NULL, status_print_json, NULL, 0, ei, 1);
+	root = json_tokener_parse(out);
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(root, "storages", &arr));
+	assert_int_equal(json_object_array_length(arr), 0);
+	assert_true(json_object_object_get_ex(root, "exports", &arr));
+	assert_int_equal(json_object_array_length(arr), 1);
+	json_object_put(root);
+	free(out);
+}
+
+static void test_status_text_full(void **state)
+{
+	struct storage_info si[2];
+	struct node_info ni[2];
+	struct export_info ei[2];
+	char *out;
+
+	(void)state;
+	sample_full(si, ni, ei);
+	out = capture(status_print_text, NULL, si, 2, ei, 2);
+	assert_string_equal(out,
+		"storage: r0 (/dev/dst0)\n"
+		"  algorithm: linear\n"
+		"  state: running\n"
+		"  size: 1.00 GiB\n"
+		"  node 0: remote 127.0.0.1:7000\n"
+		"    state: connected\n"
+		"    size: 1.00 GiB\n"
+		"    in flight: 0\n"
+		"    read: 4.00 MiB, written: 1.00 MiB\n"
+		"  node 1: local /dev/sdb\n"
+		"    state: dead\n"
+		"    size: 0 B\n"
+		"    in flight: 2\n"
+		"    read: 0 B, written: 0 B\n"
+		"\n"
+		"storage: s1\n"
+		"  algorithm: mirror\n"
+		"  state: stopped\n"
+		"  size: 0 B\n"
+		"\n"
+		"export: e0\n"
+		"  device: /dev/ram0\n"
+		"  listen: [::1]:7000\n"
+		"  read-only: no\n"
+		"  size: 1.00 GiB\n"
+		"  clients: 1\n"
+		"  refused: 0\n"
+		"\n"
+		"export: r0\n"
+		"  device: /dev/\"q\"\n"
+		"  listen: 0.0.0.0:7001\n"
+		"  read-only: yes\n"
+		"  size: 0 B\n"
+		"  clients: 0\n"
+		"  refused: 12345678901\n");
+	free(out);
+
+	out = capture(status_print_text, NULL, NULL, 0, ei, 1);
+	assert_true(strncmp(out, "export: e0\n  device: /dev/ram0\n", 31) == 0);
+	free(out);
+	out = capture(status_print_text, NULL, NULL, 0, NULL, 0);
+	assert_string_equal(out, "");
+	free(out);
+}
+
 static void test_format_size(void **state)
 {
 	char b[32];
@@ -321,10 +1210,24 @@ int main(void)
 		cmocka_unit_test(test_status_parse),
 		cmocka_unit_test(test_main_usage),
 		cmocka_unit_test(test_command_table),
+		cmocka_unit_test(test_addr_roundtrip),
+		cmocka_unit_test(test_addr_reject),
+		cmocka_unit_test(test_format_addr_errors),
+		cmocka_unit_test(test_add_parse),
+		cmocka_unit_test(test_add_parse_errors),
+		cmocka_unit_test(test_import_parse),
+		cmocka_unit_test(test_export_parse),
+		cmocka_unit_test(test_name_parsers),
+		cmocka_unit_test(test_main_usage_new),
 		cmocka_unit_test(test_parse_random_argv),
 		cmocka_unit_test(test_storage_info_parse),
 		cmocka_unit_test(test_status_json),
 		cmocka_unit_test(test_status_text),
+		cmocka_unit_test(test_node_info_parse),
+		cmocka_unit_test(test_storage_nodes_parse),
+		cmocka_unit_test(test_export_info_parse),
+		cmocka_unit_test(test_status_json_full),
+		cmocka_unit_test(test_status_text_full),
 		cmocka_unit_test(test_format_size),
 	};
 
