@@ -188,6 +188,8 @@ int dst_storage_start(struct dst_storage *st, const char **why)
 		return err;
 	}
 	st->state = DST_STORAGE_RUNNING;
+	/* Tell udev again now that dst/name is there for /dev/dst/NAME. */
+	kobject_uevent(&disk_to_dev(disk)->kobj, KOBJ_CHANGE);
 	return 0;
 }
 
