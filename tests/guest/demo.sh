@@ -26,7 +26,7 @@ mkdir -p /mnt/demo
 step "Mount it" mount /dev/dst0 /mnt/demo
 step "Write a file through the network" \
 	dd if=/dev/urandom of=/mnt/demo/file bs=1M count=8 conv=fsync status=none
-step "" sha256sum /mnt/demo/file
+step "Its checksum" sha256sum /mnt/demo/file
 step "Show storages, nodes and exports" dstadm status
 step "The state in sysfs" grep -r . /sys/block/dst0/dst/
 step "Unmount" umount /mnt/demo
