@@ -196,6 +196,26 @@ int export_info_parse(const struct nlattr *nest, struct export_info *ei);
 /* A DST_NODE_A_ADDR or DST_EXPORT_A_ADDR attribute; -1 if malformed. */
 int sockaddr_attr_parse(const struct nlattr *attr, struct sockaddr_storage *ss,
 			socklen_t *len);
+/*
+ * Lists of storages and exports, filled by the callbacks from each reply
+ * message of a get or dump; a malformed reply fails with EPROTO.
+ */
+struct storage_list {
+	struct storage_info *v;
+	size_t n;
+	size_t cap;
+};
+
+struct export_list {
+	struct export_info *v;
+	size_t n;
+	size_t cap;
+};
+
+struct nlmsghdr;
+int storage_list_cb(const struct nlmsghdr *nlh, void *data);
+int export_list_cb(const struct nlmsghdr *nlh, void *data);
+void storage_list_free(struct storage_list *l);
 const char *storage_state_name(uint32_t state);
 const char *node_type_name(uint32_t type);
 const char *node_state_name(uint32_t state);

@@ -231,13 +231,7 @@ int export_info_parse(const struct nlattr *nest, struct export_info *ei)
 	return 0;
 }
 
-struct storage_list {
-	struct storage_info *v;
-	size_t n;
-	size_t cap;
-};
-
-static void storage_list_free(struct storage_list *l)
+void storage_list_free(struct storage_list *l)
 {
 	size_t i;
 
@@ -248,7 +242,7 @@ static void storage_list_free(struct storage_list *l)
 	l->n = 0;
 }
 
-static int storage_cb(const struct nlmsghdr *nlh, void *data)
+int storage_list_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct storage_list *l = data;
 	const struct nlattr *attr;
@@ -273,13 +267,7 @@ static int storage_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-struct export_list {
-	struct export_info *v;
-	size_t n;
-	size_t cap;
-};
-
-static int export_cb(const struct nlmsghdr *nlh, void *data)
+int export_list_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct export_list *l = data;
 	const struct nlattr *attr;
@@ -585,10 +573,10 @@ int cmd_status(int argc, char *argv[])
 		return EXIT_FAIL;
 
 	ret = EXIT_FAIL;
-	rs = status_get(&nl, DST_CMD_STORAGE_GET, o.name, storage_cb, &l);
+	rs = status_get(&nl, DST_CMD_STORAGE_GET, o.name, storage_list_cb, &l);
 	if (rs < 0)
 		goto out;
-	re = status_get(&nl, DST_CMD_EXPORT_GET, o.name, export_cb, &el);
+	re = status_get(&nl, DST_CMD_EXPORT_GET, o.name, export_list_cb, &el);
 	if (re < 0)
 		goto out;
 	if (rs > 0 && re > 0) {

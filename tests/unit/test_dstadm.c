@@ -13,6 +13,8 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 #include <libmnl/libmnl.h>
+#include <errno.h>
+#include <linux/genetlink.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -980,6 +982,71 @@ static void test_export_info_parse(void **state)
 	assert_int_equal(export_info_parse(nest, &ei), -1);
 }
 
+/* A reply message of the dst family, as the kernel would send it. */
+static struct nlmsghdr *reply_msg(char *buf, uint8_t cmd)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = 0x20;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	genl->version = DST_GENL_VERSION;
+	return nlh;
+}
+
+static void test_reply_callbacks(void **state)
+{
+	static char buf[65536];
+	struct storage_list sl = { NULL, 0, 0 };
+	struct export_list el = { NULL, 0, 0 };
+	struct nlmsghdr *nlh;
+	int i;
+
+	(void)state;
+	/* Many replies: the lists grow; unknown top-level attributes are skipped. */
+	for (i = 0; i < 40; i++) {
+		nlh = reply_msg(buf, DST_CMD_STORAGE_GET);
+		mnl_attr_put_u32(nlh, 100, 1);
+		put_storage_nodes(nlh, i % 3, -1);
+		assert_int_equal(storage_list_cb(nlh, &sl), MNL_CB_OK);
+
+		nlh = reply_msg(buf, DST_CMD_EXPORT_GET);
+		put_export(nlh, "e0", "[::1]:7000", E_ALL);
+		mnl_attr_put_u32(nlh, 100, 1);
+		assert_int_equal(export_list_cb(nlh, &el), MNL_CB_OK);
+	}
+	assert_int_equal(sl.n, 40);
+	assert_int_equal(sl.v[39].nnodes, 0);
+	assert_int_equal(sl.v[38].nnodes, 2);
+	assert_int_equal(el.n, 40);
+
+	/* A malformed reply is rejected with EPROTO. */
+	nlh = reply_msg(buf, DST_CMD_STORAGE_GET);
+	put_storage_nodes(nlh, 2, 1);
+	errno = 0;
+	assert_int_equal(storage_list_cb(nlh, &sl), MNL_CB_ERROR);
+	assert_int_equal(errno, EPROTO);
+	assert_int_equal(sl.n, 40);
+
+	nlh = reply_msg(buf, DST_CMD_EXPORT_GET);
+	put_export(nlh, "e0", "[::1]:7000", E_ALL & ~E_DEV);
+	errno = 0;
+	assert_int_equal(export_list_cb(nlh, &el), MNL_CB_ERROR);
+	assert_int_equal(errno, EPROTO);
+
+	/* A nest whose length runs past the message is not read past it. */
+	nlh = reply_msg(buf, DST_CMD_EXPORT_GET);
+	put_export(nlh, "e1", "1.2.3.4:5", E_ALL);
+	nlh->nlmsg_len -= 8;
+	assert_int_equal(export_list_cb(nlh, &el), MNL_CB_OK);
+	assert_int_equal(el.n, 40);
+
+	storage_list_free(&sl);
+	assert_null(sl.v);
+	free(el.v);
+}
+
 /* ---- status output with nodes and exports ---- */
 
 static void sample_full(struct storage_info *si, struct node_info *ni,
@@ -1226,6 +1293,7 @@ int main(void)
 		cmocka_unit_test(test_node_info_parse),
 		cmocka_unit_test(test_storage_nodes_parse),
 		cmocka_unit_test(test_export_info_parse),
+		cmocka_unit_test(test_reply_callbacks),
 		cmocka_unit_test(test_status_json_full),
 		cmocka_unit_test(test_status_text_full),
 		cmocka_unit_test(test_format_size),
