@@ -37,7 +37,7 @@ grep -q "^dst module $version " <<<"$out" || fail "module version line"
 grep -q "^algorithms: linear, mirror$" <<<"$out" || fail "algorithm list"
 
 [[ "$(dstadm status)" == "" ]] || fail "status of no storages is not empty"
-[[ "$(dstadm status --json | jq -c .)" == '{"storages":[]}' ]] || fail "empty json"
+[[ "$(dstadm status --json | jq -c .)" == '{"storages":[],"exports":[]}' ]] || fail "empty json"
 
 expect_ok dstadm create r0 --alg mirror
 expect_ok dstadm create --alg linear l0
@@ -56,7 +56,7 @@ dstadm status l0 | grep -q "^  algorithm: linear$" || fail "text status of l0"
 before=$(snapshot)
 expect_error 1 "storage 'r0': already exists" dstadm create r0 --alg linear
 expect_error 1 "storage 'nope': no such storage" dstadm delete nope
-expect_error 1 "storage 'nope': no such storage" dstadm status nope
+expect_error 1 "'nope': no such storage or export" dstadm status nope
 expect_error 1 "storage 'x1': unknown algorithm" dstadm create x1 --alg raid5
 long=$(printf 'n%.0s' $(seq 200))
 expect_error 1 "invalid name" dstadm create "$long" --alg linear
