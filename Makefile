@@ -3,6 +3,7 @@
 #   make            build the module (src/dst.ko) and dstadm
 #   make test       the whole test suite (host unit tests, QEMU guest tests)
 #   make demo       boot a guest and show dst at work
+#   make bench      fio on brd, dst and nbd side by side in one guest
 #
 # KVER selects the kernel to build for: by default the newest installed
 # Debian 6.1 headers that have a matching kernel image in /boot.
@@ -11,7 +12,7 @@ VERSION := $(shell cat VERSION)
 KVER ?= $(shell tests/lib/kver.sh)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module dstadm tools deps test demo clean
+.PHONY: all module dstadm tools deps test demo bench clean
 
 all: module dstadm
 
@@ -33,6 +34,10 @@ test:
 
 demo:
 	tests/demo.sh
+
+# Speed against brd and nbd in one guest; prints ratios, asserts nothing.
+bench:
+	tests/run.sh bench
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/src clean 2>/dev/null || true

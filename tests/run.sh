@@ -6,6 +6,7 @@
 #   tests/run.sh guest [PATTERN]   boot the QEMU guest and run tests/guest/NN-*.sh
 #                                  (PATTERN: glob(s) on test names, comma-separated;
 #                                  without glob characters it matches as a substring)
+#   tests/run.sh bench             fio on brd, dst and nbd in one guest (no pass/fail)
 #   tests/run.sh image             build the guest image if needed, print its dir
 # Env: KVER, DST_KO (module to test, default src/dst.ko), DST_GUEST_TIMEOUT
 # (whole guest run, default 1500 s), DST_TEST_TIMEOUT (per test, default 300 s),
@@ -148,6 +149,25 @@ cmd_guest() {
 	report "$out" "$finished"
 }
 
+# Benchmark, not a test: fio on brd, dst over loopback and nbd side by side
+# in one guest (tests/bench/guest-bench.sh); prints the table, which is also
+# in tests/out/bench/bench.txt. Env: DST_BENCH_RUNTIME (s per run, default 20).
+cmd_bench() {
+	local out=$ROOT/tests/out/bench runtime=${DST_BENCH_RUNTIME:-20} finished=0
+	export DST_TEST_TIMEOUT=${DST_TEST_TIMEOUT:-$((runtime * 14 + 300))}
+	prepare_guest
+	boot_guest "$out" bench "${DST_GUEST_TIMEOUT:-$((DST_TEST_TIMEOUT + 300))}" \
+		"dsttest.bench_runtime=$runtime" && finished=1
+	if [[ -s "$out/bench.txt" ]]; then
+		cat "$out/bench.txt"
+	else
+		echo "bench: no table; last lines of bench.log:"
+		tail -n 40 "$out/bench.log" 2>/dev/null || tail -n 40 "$out/console.log"
+	fi
+	((finished == 1)) || die "bench: guest did not finish"
+	[[ -s "$out/bench.txt" ]]
+}
+
 main() {
 	case "${1:-}" in
 	all)
@@ -158,12 +178,16 @@ main() {
 		shift
 		cmd_guest "$@"
 		;;
+	bench)
+		shift
+		cmd_bench "$@"
+		;;
 	image)
 		"$LIB/deps.sh"
 		"$LIB/image.sh" "$("$LIB/kver.sh")"
 		;;
 	*)
-		echo "usage: $0 all [PATTERN] | guest [PATTERN] | image" >&2
+		echo "usage: $0 all [PATTERN] | guest [PATTERN] | bench | image" >&2
 		exit 2
 		;;
 	esac

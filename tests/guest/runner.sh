@@ -1,7 +1,7 @@
 #!/bin/bash
 # Guest test runner: started by /sbin/dst-test-init (PID 1) from the 9p
 # share mounted at /mnt/dst. Parameters come from the kernel command line:
-#   dsttest.mode=test|demo   dsttest.kver=KVER   dsttest.tests=GLOB[,GLOB]
+#   dsttest.mode=test|demo|bench   dsttest.kver=KVER   dsttest.tests=GLOB[,GLOB]
 #   dsttest.results=DIR      dsttest.ko=PATH     dsttest.timeout=SECONDS
 # (DIR and PATH relative to the share root unless absolute.) The prefix is
 # "dsttest." and not "dst." on purpose: modprobe passes every "dst.X=Y" of
@@ -213,6 +213,13 @@ run_demo() {
 	bash "$DST_ROOT/tests/guest/demo.sh" 2>&1 | tee "$DST_RESULTS/demo.log" || true
 }
 
+# Benchmark mode (tests/run.sh bench): not a test, no pass/fail.
+run_bench() {
+	say "bench mode"
+	timeout -k 10 "$DST_TEST_TIMEOUT" bash "$DST_ROOT/tests/bench/guest-bench.sh" 2>&1 |
+		tee "$DST_RESULTS/bench.log" || true
+}
+
 finish() {
 	dmesg >"$DST_RESULTS/dmesg.txt" 2>&1 || true
 	touch "$DST_RESULTS/done"
@@ -227,6 +234,7 @@ main() {
 	ensure_user
 	case "$DST_MODE" in
 	demo) run_demo ;;
+	bench) run_bench ;;
 	*) run_tests ;;
 	esac
 	finish

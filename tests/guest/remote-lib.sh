@@ -1,0 +1,134 @@
+#!/bin/bash
+# Helpers for the remote (export/import) guest tests:
+#   source "$DST_ROOT/tests/guest/remote-lib.sh"
+# Every dstadm call and every I/O is bounded by a timeout; remote_cleanup
+# (run it from an EXIT trap) removes what the test made so that
+# "rmmod dst" succeeds afterwards.
+set -euo pipefail
+# shellcheck source=tests/guest/lib.sh
+source "${DST_ROOT:-/mnt/dst}/tests/guest/lib.sh"
+
+DSTPEER=$DST_ROOT/tests/tools/dstpeer
+EXPORTS=()
+IMPORTS=()
+MOUNTS=()
+BG_PIDS=()
+DEV=
+
+# bounded SECONDS CMD...: CMD under timeout (exit 124 when it ran out).
+bounded() {
+	local s=$1
+	shift
+	timeout -k 5 "$s" "$@"
+}
+
+# wait_for SECONDS WHAT CMD...: polls CMD every 0.5 s until it succeeds.
+wait_for() {
+	local s=$1 what=$2 end
+	shift 2
+	end=$((SECONDS + s))
+	until "$@"; do
+		((SECONDS < end)) || fail "timed out after ${s}s waiting for: $what"
+		sleep 0.5
+	done
+}
+
+remote_setup() {
+	[[ -x "$DSTPEER" ]] || fail "$DSTPEER missing (make tools)"
+	ip link set lo up
+	if grep -q '^brd ' /proc/modules; then rmmod brd; fi
+	modprobe brd rd_nr=2 rd_size=262144 || fail "modprobe brd failed"
+	load_dst
+	udevadm settle 2>/dev/null || true
+}
+
+# do_export NAME DEVICE ADDR:PORT [OPTIONS...]
+do_export() {
+	local name=$1 dev=$2 addr=$3
+	shift 3
+	expect_ok bounded 30 dstadm export "$name" --device "$dev" --listen "$addr" "$@"
+	EXPORTS+=("$name")
+	log "exported $dev as $name on $addr $*"
+}
+
+undo_export() {
+	local name=$1 e
+	local -a keep=()
+	expect_ok bounded 60 dstadm unexport "$name"
+	for e in "${EXPORTS[@]}"; do [[ "$e" == "$name" ]] || keep+=("$e"); done
+	EXPORTS=("${keep[@]}")
+}
+
+# do_import NAME ADDR:PORT [OPTIONS...]: sets DEV to the new /dev/dstN.
+do_import() {
+	local name=$1 addr=$2 out rc=0
+	shift 2
+	out=$(bounded 90 dstadm import "$name" --remote "$addr" "$@") || rc=$?
+	echo "$out"
+	((rc == 0)) || fail "dstadm import $name --remote $addr $* failed ($rc)"
+	IMPORTS+=("$name")
+	DEV=$(grep -o '/dev/dst[0-9]\+' <<<"$out" | head -n1 || true)
+	[[ -n "$DEV" ]] || fail "dstadm import printed no /dev/dstN: '$out'"
+	wait_for 10 "$DEV to appear" test -b "$DEV"
+	log "imported $addr as $name: $DEV"
+}
+
+undo_import() {
+	local name=$1 i
+	local -a keep=()
+	expect_ok bounded 90 dstadm stop "$name"
+	expect_ok bounded 30 dstadm delete "$name"
+	for i in "${IMPORTS[@]}"; do [[ "$i" == "$name" ]] || keep+=("$i"); done
+	IMPORTS=("${keep[@]}")
+}
+
+status_json() { bounded 30 dstadm status --json; }
+
+# node_field STORAGE FIELD: FIELD of the first node of STORAGE.
+node_field() {
+	status_json | jq -r --arg n "$1" --arg f "$2" \
+		'.storages[] | select(.name == $n) | .nodes[0][$f]'
+}
+
+# export_field EXPORT FIELD
+export_field() {
+	status_json | jq -r --arg n "$1" --arg f "$2" \
+		'.exports[] | select(.name == $n) | .[$f]'
+}
+
+field_is() { [[ "$("$1" "$2" "$3")" == "$4" ]]; }
+
+# dev_sha DEV MIB [SKIP_MIB]: sha256 of MIB MiB of DEV, read with O_DIRECT.
+dev_sha() {
+	bounded 180 dd if="$1" bs=1M count="$2" skip="${3:-0}" iflag=direct status=none |
+		sha256sum | cut -c1-64
+}
+
+file_sha() { sha256sum <"$1" | cut -c1-64; }
+
+remote_cleanup() {
+	local rc=$? p m i e
+	set +e
+	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	for m in "${MOUNTS[@]}"; do bounded 60 umount "$m" || echo "cleanup: umount $m failed"; done
+	for i in "${IMPORTS[@]}"; do
+		bounded 90 dstadm stop "$i" || echo "cleanup: dstadm stop $i failed"
+		bounded 30 dstadm delete "$i" || echo "cleanup: dstadm delete $i failed"
+	done
+	for e in "${EXPORTS[@]}"; do
+		bounded 60 dstadm unexport "$e" || echo "cleanup: dstadm unexport $e failed"
+	done
+	if grep -q '^brd ' /proc/modules; then
+		rmmod brd || echo "cleanup: rmmod brd failed"
+	fi
+	exit "$rc"
+}
+
+# nothing_left: no storage and no export remains.
+nothing_left() {
+	local s
+	s=$(status_json) || fail "dstadm status --json failed"
+	jq -e '(.storages | length) == 0 and ((.exports // []) | length) == 0' <<<"$s" >/dev/null ||
+		fail "storages or exports left: $s"
+}
