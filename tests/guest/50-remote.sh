@@ -94,7 +94,7 @@ fio_verify() {
 	bounded $((runtime + 120)) fio --name=verify --filename="$dev" --direct=1 \
 		--ioengine=libaio --rw=randrw --bssplit=4k/50:64k/30:1m/20 --iodepth=32 \
 		--size=128M --time_based --runtime="$runtime" --verify=crc32c \
-		--verify_backlog=512 --verify_fatal=1 --do_verify=1 \
+		--verify_backlog=512 --verify_fatal=1 --do_verify=1 --verify_state_save=0 \
 		--output-format=json --output="$out" || rc=$?
 	jq -c '.jobs[0] | {error, read_mb: (.read.io_bytes / 1048576 | floor),
 		write_mb: (.write.io_bytes / 1048576 | floor), read_iops: (.read.iops | floor),
