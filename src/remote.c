@@ -202,9 +202,9 @@ void dst_remote_submit(struct dst_remote *r, struct bio *bio)
 
 	mutex_lock(&r->tx_lock);
 	err = READ_ONCE(r->dead) ? -ENOTCONN :
-	      dst_sock_xmit(r->sock, true, &hdr, sizeof(hdr));
+	      dst_sock_send(r->sock, &hdr, sizeof(hdr), cmd == DST_REQ_WRITE);
 	if (!err && cmd == DST_REQ_WRITE)
-		err = dst_sock_send_bio(r->sock, bio);
+		err = dst_sock_send_bio(r->sock, bio, false);
 	mutex_unlock(&r->tx_lock);
 
 	if (err && !READ_ONCE(r->dead)) {
@@ -246,7 +246,7 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 	u32 status, len;
 	int err;
 
-	err = dst_sock_xmit(r->sock, false, &rep, sizeof(rep));
+	err = dst_sock_recv(r->sock, &rep, sizeof(rep));
 	if (err) {
 		*why = "connection lost";
 		return err;
@@ -376,9 +376,9 @@ static int dst_remote_handshake(struct dst_remote *r, const char **why)
 	u64 size;
 	int err;
 
-	err = dst_sock_xmit(r->sock, true, &hello, sizeof(hello));
+	err = dst_sock_send(r->sock, &hello, sizeof(hello), false);
 	if (!err)
-		err = dst_sock_xmit(r->sock, false, &rep, sizeof(rep));
+		err = dst_sock_recv(r->sock, &rep, sizeof(rep));
 	if (err) {
 		*why = "no hello from the export";
 		return err;

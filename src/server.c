@@ -92,7 +92,9 @@ static void dst_sreq_endio(struct bio *bio)
 	dst_sreq_done(sreq);
 }
 
-static int dst_send_reply(struct dst_client *c, struct dst_sreq *sreq)
+/* Send the reply of @sreq; @more: another reply follows at once. */
+static int dst_send_reply(struct dst_client *c, struct dst_sreq *sreq,
+			  bool more)
 {
 	bool data = sreq->cmd == DST_REQ_READ && sreq->status == DST_OK;
 	struct dst_reply rep = {
@@ -105,11 +107,11 @@ static int dst_send_reply(struct dst_client *c, struct dst_sreq *sreq)
 	};
 	int err;
 
-	err = dst_sock_xmit(c->sock, true, &rep, sizeof(rep));
+	err = dst_sock_send(c->sock, &rep, sizeof(rep), data || more);
 	if (!err && data) {
 		/* Completion has advanced the bio: send what it read. */
 		sreq->bio->bi_iter = sreq->data;
-		err = dst_sock_send_bio(c->sock, sreq->bio);
+		err = dst_sock_send_bio(c->sock, sreq->bio, more);
 	}
 	return err;
 }
@@ -128,7 +130,7 @@ static void dst_client_tx(struct work_struct *work)
 	while (!list_empty(&batch)) {
 		sreq = list_first_entry(&batch, struct dst_sreq, list);
 		list_del(&sreq->list);
-		if (dst_send_reply(c, sreq))
+		if (dst_send_reply(c, sreq, !list_empty(&batch)))
 			kernel_sock_shutdown(c->sock, SHUT_RDWR);
 		dst_sreq_free(sreq);
 	}
@@ -301,7 +303,7 @@ static int dst_client_hello(struct dst_client *c)
 	int err;
 
 	c->sock->sk->sk_rcvtimeo = DST_HELLO_TIMEOUT;
-	err = dst_sock_xmit(c->sock, false, &hello, sizeof(hello));
+	err = dst_sock_recv(c->sock, &hello, sizeof(hello));
 	if (err) {
 		dst_client_refuse(c, err == -EAGAIN ? "no hello in time" :
 				  "connection closed before a complete hello");
@@ -321,7 +323,7 @@ static int dst_client_hello(struct dst_client *c)
 		snprintf(rep.reason, sizeof(rep.reason),
 			 "protocol version %u not supported, server speaks %u",
 			 be16_to_cpu(hello.version), DST_PROTO_VERSION);
-		dst_sock_xmit(c->sock, true, &rep, sizeof(rep));
+		dst_sock_send(c->sock, &rep, sizeof(rep), false);
 		return -EPROTONOSUPPORT;
 	}
 
@@ -331,7 +333,7 @@ static int dst_client_hello(struct dst_client *c)
 	rep.max_request = cpu_to_be32(exp->max_request);
 	rep.flags = cpu_to_be32(exp->read_only ? DST_EXPORT_READ_ONLY : 0);
 	rep.features = cpu_to_be64(be64_to_cpu(hello.features) & exp->features);
-	err = dst_sock_xmit(c->sock, true, &rep, sizeof(rep));
+	err = dst_sock_send(c->sock, &rep, sizeof(rep), false);
 	c->sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
 	return err;
 }
@@ -346,7 +348,7 @@ static void dst_client_serve(struct dst_client *c)
 		return;
 
 	for (;;) {
-		err = dst_sock_xmit(c->sock, false, &req, sizeof(req));
+		err = dst_sock_recv(c->sock, &req, sizeof(req));
 		if (err == -EPIPE) {
 			dst_client_refuse(c, "truncated request");
 			return;

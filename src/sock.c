@@ -57,18 +57,32 @@ static int dst_sock_iter(struct socket *sock, bool send, struct iov_iter *iter,
 	return ret;
 }
 
-/* Send or receive all of @buf; 0 or a negative errno. */
-int dst_sock_xmit(struct socket *sock, bool send, void *buf, size_t len)
+/*
+ * Send all of @buf; 0 or a negative errno.  @more says that more of the
+ * same message follows at once, so that TCP may put them in one segment.
+ */
+int dst_sock_send(struct socket *sock, const void *buf, size_t len, bool more)
+{
+	struct kvec vec = { .iov_base = (void *)buf, .iov_len = len };
+	struct iov_iter iter;
+
+	iov_iter_kvec(&iter, ITER_SOURCE, &vec, 1, len);
+	return dst_sock_iter(sock, true, &iter, more ? MSG_MORE : 0);
+}
+
+/* Receive all of @buf; 0 or a negative errno. */
+int dst_sock_recv(struct socket *sock, void *buf, size_t len)
 {
 	struct kvec vec = { .iov_base = buf, .iov_len = len };
 	struct iov_iter iter;
 
-	iov_iter_kvec(&iter, send ? ITER_SOURCE : ITER_DEST, &vec, 1, len);
-	return dst_sock_iter(sock, send, &iter, send ? 0 : MSG_WAITALL);
+	iov_iter_kvec(&iter, ITER_DEST, &vec, 1, len);
+	return dst_sock_iter(sock, false, &iter, MSG_WAITALL);
 }
 
 /* Send one segment, by reference where that is safe, else by copy. */
-static int dst_sock_send_page(struct socket *sock, const struct bio_vec *bv)
+static int dst_sock_send_page(struct socket *sock, const struct bio_vec *bv,
+			      int flags)
 {
 	unsigned int off = bv->bv_offset, len = bv->bv_len, noreclaim;
 	struct iov_iter from;
@@ -76,12 +90,12 @@ static int dst_sock_send_page(struct socket *sock, const struct bio_vec *bv)
 
 	if (!sendpage_ok(bv->bv_page)) {
 		iov_iter_bvec(&from, ITER_SOURCE, bv, 1, len);
-		return dst_sock_iter(sock, true, &from, MSG_MORE);
+		return dst_sock_iter(sock, true, &from, flags);
 	}
 	noreclaim = memalloc_noreclaim_save();
 	while (len) {
 		sent = kernel_sendpage(sock, bv->bv_page, off, len,
-				       MSG_MORE | MSG_NOSIGNAL);
+				       flags | MSG_NOSIGNAL);
 		if (sent <= 0) {
 			ret = sent ?: -EPIPE;
 			break;
@@ -95,16 +109,20 @@ static int dst_sock_send_page(struct socket *sock, const struct bio_vec *bv)
 
 /*
  * Send the data of @bio without copying it: the pages go to the socket by
- * reference (sendpage) where that is safe, else they are copied.
+ * reference (sendpage) where that is safe, else they are copied.  The last
+ * page pushes the segment out unless @more.
  */
-int dst_sock_send_bio(struct socket *sock, struct bio *bio)
+int dst_sock_send_bio(struct socket *sock, struct bio *bio, bool more)
 {
 	struct bvec_iter iter;
 	struct bio_vec bv;
+	bool last;
 	int ret;
 
 	bio_for_each_segment(bv, bio, iter) {
-		ret = dst_sock_send_page(sock, &bv);
+		last = iter.bi_size == bv.bv_len;
+		ret = dst_sock_send_page(sock, &bv,
+					 last && !more ? 0 : MSG_MORE);
 		if (ret)
 			return ret;
 	}
