@@ -24,6 +24,7 @@
 
 #define DST_SERVER_DEPTH	128	/* requests in flight per client */
 #define DST_HELLO_TIMEOUT	(10 * HZ)
+#define DST_CHUNK		SZ_64K	/* largest page of a request's data */
 
 struct dst_client {
 	struct list_head list;
@@ -53,11 +54,11 @@ static struct workqueue_struct *dst_server_wq;
 
 static void dst_free_bio(struct bio *bio)
 {
-	struct bvec_iter_all iter;
 	struct bio_vec *bv;
+	int i;
 
-	bio_for_each_segment_all(bv, bio, iter)
-		__free_page(bv->bv_page);
+	bio_for_each_bvec_all(bv, bio, i)
+		put_page(bv->bv_page);
 	bio_put(bio);
 }
 
@@ -111,7 +112,7 @@ static int dst_send_reply(struct dst_client *c, struct dst_sreq *sreq,
 	if (!err && data) {
 		/* Completion has advanced the bio: send what it read. */
 		sreq->bio->bi_iter = sreq->data;
-		err = dst_sock_send_bio(c->sock, sreq->bio, more);
+		err = dst_sock_send_bvecs(c->sock, sreq->bio, more);
 	}
 	return err;
 }
@@ -188,20 +189,33 @@ static const char *dst_check_request(struct dst_export *exp,
 	return NULL;
 }
 
+/*
+ * A bio for @len bytes of data in pages of its own: compound pages of up to
+ * DST_CHUNK bytes where memory allows, so that few segments move the data.
+ */
 static struct bio *dst_alloc_data_bio(struct dst_export *exp, u32 len,
 				      blk_opf_t opf)
 {
-	unsigned int nr = DIV_ROUND_UP(len, PAGE_SIZE), i;
+	unsigned int order = get_order(min_t(u32, len, DST_CHUNK)), n;
 	struct page *page;
 	struct bio *bio;
 
-	bio = bio_alloc(exp->bdev, nr, opf, GFP_NOIO);
-	for (i = 0; i < nr; i++) {
-		page = alloc_page(GFP_NOIO);
+	bio = bio_alloc(exp->bdev, DIV_ROUND_UP(len, PAGE_SIZE), opf, GFP_NOIO);
+	while (len) {
+		page = NULL;
+		while (order && !page) {
+			page = alloc_pages(GFP_NOIO | __GFP_COMP | __GFP_NOWARN |
+					   __GFP_NORETRY, order);
+			if (!page)
+				order--;
+		}
+		if (!page)
+			page = alloc_page(GFP_NOIO);
 		if (!page)
 			goto err;
-		__bio_add_page(bio, page, min_t(u32, len, PAGE_SIZE), 0);
-		len -= min_t(u32, len, PAGE_SIZE);
+		n = min_t(u32, len, PAGE_SIZE << order);
+		__bio_add_page(bio, page, n, 0);
+		len -= n;
 	}
 	return bio;
 err:

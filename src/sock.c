@@ -129,6 +129,27 @@ int dst_sock_send_bio(struct socket *sock, struct bio *bio, bool more)
 	return 0;
 }
 
+/*
+ * Like dst_sock_send_bio(), a segment per bvec: only for bios whose
+ * multi-page bvecs are compound pages, which sendpage takes whole.
+ */
+int dst_sock_send_bvecs(struct socket *sock, struct bio *bio, bool more)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	bool last;
+	int ret;
+
+	bio_for_each_bvec(bv, bio, iter) {
+		last = iter.bi_size == bv.bv_len;
+		ret = dst_sock_send_page(sock, &bv,
+					 last && !more ? 0 : MSG_MORE);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Receive the data of @bio straight into its pages. */
 int dst_sock_recv_bio(struct socket *sock, struct bio *bio)
 {
@@ -137,7 +158,7 @@ int dst_sock_recv_bio(struct socket *sock, struct bio *bio)
 	struct bio_vec bv;
 	int ret;
 
-	bio_for_each_segment(bv, bio, iter) {
+	bio_for_each_bvec(bv, bio, iter) {
 		iov_iter_bvec(&to, ITER_DEST, &bv, 1, bv.bv_len);
 		ret = dst_sock_iter(sock, false, &to, MSG_WAITALL);
 		if (ret)
