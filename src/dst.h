@@ -77,9 +77,11 @@ struct dst_node_limits {
  * @start:	first byte of the storage that this node holds (linear)
  * @size:	bytes
  * @limits:	what the node can do
+ * @bdev:	the device of a local node, opened exclusively
+ * @path:	its path as given
  * @remote:	the connection of a remote node
- * @read_bytes:	bytes read through this node
- * @write_bytes: bytes written through this node
+ * @read_bytes:	bytes read through this node (local: submitted)
+ * @write_bytes: bytes written through this node (local: submitted)
  * @kobj:	its sysfs directory while the storage runs
  */
 struct dst_node {
@@ -90,6 +92,8 @@ struct dst_node {
 	u64 start;
 	u64 size;
 	struct dst_node_limits limits;
+	struct block_device *bdev;
+	char path[128];
 	struct dst_remote *remote;
 	atomic64_t read_bytes;
 	atomic64_t write_bytes;
@@ -148,6 +152,8 @@ struct dst_node *dst_node_create_remote(struct dst_storage *st,
 					const struct sockaddr_storage *addr,
 					int addrlen, unsigned int timeout,
 					const char **why);
+struct dst_node *dst_node_create_local(struct dst_storage *st,
+				       const char *path, const char **why);
 void dst_node_destroy(struct dst_node *node);
 void dst_node_submit(struct dst_node *node, struct bio *bio);
 enum dst_node_state dst_node_state(struct dst_node *node);

@@ -410,9 +410,9 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 	struct sockaddr_storage addr;
 	struct dst_storage *st;
 	struct dst_node *node;
-	const char *why = NULL;
-	u32 timeout = 0;
-	int err, len;
+	const char *why = NULL, *path = NULL;
+	u32 timeout = 0, type;
+	int err, len = 0;
 
 	if (GENL_REQ_ATTR_CHECK(info, DST_A_NODE))
 		return -EINVAL;
@@ -422,16 +422,23 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_NODE_A_TYPE))
 		return -EINVAL;
-	if (nla_get_u32(tb[DST_NODE_A_TYPE]) != DST_NODE_REMOTE) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_NODE_A_TYPE],
-				    "local nodes are not supported yet");
-		return -EOPNOTSUPP;
+	type = nla_get_u32(tb[DST_NODE_A_TYPE]);
+	if (type == DST_NODE_LOCAL) {
+		if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_NODE_A_PATH))
+			return -EINVAL;
+		path = nla_data(tb[DST_NODE_A_PATH]);
+		if (!*path || strlen(path) >= sizeof_field(struct dst_node, path)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_NODE_A_PATH],
+					    "device path empty or too long");
+			return -EINVAL;
+		}
+	} else {
+		if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_NODE_A_ADDR))
+			return -EINVAL;
+		err = dst_genl_addr(info, tb[DST_NODE_A_ADDR], &addr, &len);
+		if (err)
+			return err;
 	}
-	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_NODE_A_ADDR))
-		return -EINVAL;
-	err = dst_genl_addr(info, tb[DST_NODE_A_ADDR], &addr, &len);
-	if (err)
-		return err;
 	if (tb[DST_NODE_A_TIMEOUT]) {
 		timeout = nla_get_u32(tb[DST_NODE_A_TIMEOUT]);
 		if (timeout > DST_MAX_TIMEOUT) {
@@ -450,7 +457,10 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 		err = -EBUSY;
 		goto out;
 	}
-	node = dst_node_create_remote(st, &addr, len, timeout, &why);
+	if (type == DST_NODE_LOCAL)
+		node = dst_node_create_local(st, path, &why);
+	else
+		node = dst_node_create_remote(st, &addr, len, timeout, &why);
 	if (IS_ERR(node)) {
 		err = PTR_ERR(node);
 		goto out;

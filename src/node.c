@@ -2,11 +2,66 @@
 /*
  * dst: distributed storage - nodes, the devices a storage is built from.
  */
+#include <linux/blkdev.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 
 #include "dst.h"
 
+#define DST_LOCAL_MODE	(FMODE_READ | FMODE_WRITE | FMODE_EXCL)
+
+static struct dst_node *dst_node_alloc(struct dst_storage *st,
+				       enum dst_node_type type)
+{
+	struct dst_node *node;
+
+	node = kzalloc(sizeof(*node), GFP_KERNEL);
+	if (!node)
+		return NULL;
+	node->st = st;
+	node->id = st->nr_nodes;
+	node->type = type;
+	atomic64_set(&node->read_bytes, 0);
+	atomic64_set(&node->write_bytes, 0);
+	return node;
+}
+
+/* A block device of this host, opened exclusively for the storage. */
+struct dst_node *dst_node_create_local(struct dst_storage *st,
+				       const char *path, const char **why)
+{
+	struct dst_node_limits *lim;
+	struct block_device *bdev;
+	struct dst_node *node;
+
+	node = dst_node_alloc(st, DST_NODE_LOCAL);
+	if (!node)
+		return ERR_PTR(-ENOMEM);
+	bdev = blkdev_get_by_path(path, DST_LOCAL_MODE, node);
+	if (IS_ERR(bdev)) {
+		*why = PTR_ERR(bdev) == -EBUSY ? "the device is in use" :
+						 "cannot open the device";
+		kfree(node);
+		return ERR_CAST(bdev);
+	}
+	node->bdev = bdev;
+	strscpy(node->path, path, sizeof(node->path));
+
+	lim = &node->limits;
+	lim->logical_block_size = bdev_logical_block_size(bdev);
+	lim->physical_block_size = bdev_physical_block_size(bdev);
+	lim->max_request = DST_MAX_REQUEST;
+	lim->read_only = bdev_read_only(bdev);
+	lim->features = DST_FEAT_FLUSH | DST_FEAT_FUA;
+	if (bdev_max_discard_sectors(bdev))
+		lim->features |= DST_FEAT_DISCARD;
+	if (bdev_write_zeroes_sectors(bdev))
+		lim->features |= DST_FEAT_WRITE_ZEROES;
+	node->size = round_down(bdev_nr_bytes(bdev), lim->logical_block_size);
+	return node;
+}
+
+/* An export of another host, connected and handshaken now. */
 struct dst_node *dst_node_create_remote(struct dst_storage *st,
 					const struct sockaddr_storage *addr,
 					int addrlen, unsigned int timeout,
@@ -15,14 +70,9 @@ struct dst_node *dst_node_create_remote(struct dst_storage *st,
 	struct dst_node *node;
 	struct dst_remote *r;
 
-	node = kzalloc(sizeof(*node), GFP_KERNEL);
+	node = dst_node_alloc(st, DST_NODE_REMOTE);
 	if (!node)
 		return ERR_PTR(-ENOMEM);
-	node->st = st;
-	node->id = st->nr_nodes;
-	node->type = DST_NODE_REMOTE;
-	atomic64_set(&node->read_bytes, 0);
-	atomic64_set(&node->write_bytes, 0);
 
 	r = dst_remote_connect(node, addr, addrlen, timeout, why);
 	if (IS_ERR(r)) {
@@ -37,6 +87,8 @@ void dst_node_destroy(struct dst_node *node)
 {
 	if (node->remote)
 		dst_remote_destroy(node->remote);
+	if (node->bdev)
+		blkdev_put(node->bdev, DST_LOCAL_MODE);
 	kfree(node);
 }
 
@@ -45,36 +97,56 @@ void dst_node_submit(struct dst_node *node, struct bio *bio)
 {
 	if (bio_sectors(bio))
 		bio->bi_iter.bi_sector -= node->start >> SECTOR_SHIFT;
-	dst_remote_submit(node->remote, bio);
+	if (node->remote) {
+		dst_remote_submit(node->remote, bio);
+		return;
+	}
+	if (bio_op(bio) == REQ_OP_READ)
+		atomic64_add(bio->bi_iter.bi_size, &node->read_bytes);
+	else if (bio_op(bio) == REQ_OP_WRITE)
+		atomic64_add(bio->bi_iter.bi_size, &node->write_bytes);
+	bio_set_dev(bio, node->bdev);
+	submit_bio_noacct(bio);
 }
 
 enum dst_node_state dst_node_state(struct dst_node *node)
 {
-	return dst_remote_dead(node->remote) ? DST_NODE_DEAD :
-					       DST_NODE_CONNECTED;
+	return node->remote && dst_remote_dead(node->remote) ?
+	       DST_NODE_DEAD : DST_NODE_CONNECTED;
+}
+
+/* The attributes that only one type of node has. */
+static int dst_node_fill_type(struct sk_buff *skb, struct dst_node *node)
+{
+	const struct sockaddr_storage *addr;
+	int addrlen;
+
+	if (!node->remote)
+		return nla_put_string(skb, DST_NODE_A_PATH, node->path);
+	addr = dst_remote_addr(node->remote, &addrlen);
+	if (nla_put(skb, DST_NODE_A_ADDR, addrlen, addr) ||
+	    nla_put_u32(skb, DST_NODE_A_TIMEOUT,
+			dst_remote_timeout(node->remote)) ||
+	    nla_put_u32(skb, DST_NODE_A_INFLIGHT,
+			dst_remote_inflight(node->remote)))
+		return -EMSGSIZE;
+	return 0;
 }
 
 /* Put a DST_A_NODE nest describing @node. */
 int dst_node_fill(struct sk_buff *skb, struct dst_node *node)
 {
-	const struct sockaddr_storage *addr;
 	struct nlattr *nest;
-	int addrlen;
 
 	nest = nla_nest_start(skb, DST_A_NODE);
 	if (!nest)
 		return -EMSGSIZE;
-	addr = dst_remote_addr(node->remote, &addrlen);
 	if (nla_put_u32(skb, DST_NODE_A_ID, node->id) ||
 	    nla_put_u32(skb, DST_NODE_A_TYPE, node->type) ||
-	    nla_put(skb, DST_NODE_A_ADDR, addrlen, addr) ||
-	    nla_put_u32(skb, DST_NODE_A_TIMEOUT,
-			dst_remote_timeout(node->remote)) ||
+	    dst_node_fill_type(skb, node) ||
 	    nla_put_u32(skb, DST_NODE_A_STATE, dst_node_state(node)) ||
 	    nla_put_u64_64bit(skb, DST_NODE_A_SIZE, node->size,
 			      DST_NODE_A_PAD) ||
-	    nla_put_u32(skb, DST_NODE_A_INFLIGHT,
-			dst_remote_inflight(node->remote)) ||
 	    nla_put_u64_64bit(skb, DST_NODE_A_READ_BYTES,
 			      atomic64_read(&node->read_bytes),
 			      DST_NODE_A_PAD) ||

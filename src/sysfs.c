@@ -3,7 +3,9 @@
  * dst: distributed storage - state in sysfs, under /sys/block/dstN/dst/.
  *
  *   dst/name, dst/algorithm
- *   dst/nodeN/{type,address,state,size,inflight,read_bytes,write_bytes,timeout}
+ *   dst/nodeN/{type,state,size,read_bytes,write_bytes}
+ *   dst/nodeN/path of a local node
+ *   dst/nodeN/{address,inflight,timeout} of a remote node
  *
  * The directories exist while the storage runs.  They are small kobjects
  * of their own that point at the storage and its nodes; those outlive them,
@@ -77,6 +79,12 @@ static ssize_t address_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%pISpc\n", dst_remote_addr(node->remote, &len));
 }
 
+static ssize_t path_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_dst_kobj(kobj)->node->path);
+}
+
 static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
@@ -120,6 +128,7 @@ static ssize_t timeout_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute dst_attr_type = __ATTR_RO(type);
 static struct kobj_attribute dst_attr_address = __ATTR_RO(address);
+static struct kobj_attribute dst_attr_path = __ATTR_RO(path);
 static struct kobj_attribute dst_attr_state = __ATTR_RO(state);
 static struct kobj_attribute dst_attr_size = __ATTR_RO(size);
 static struct kobj_attribute dst_attr_inflight = __ATTR_RO(inflight);
@@ -130,6 +139,7 @@ static struct kobj_attribute dst_attr_timeout = __ATTR_RO(timeout);
 static struct attribute *dst_node_attrs[] = {
 	&dst_attr_type.attr,
 	&dst_attr_address.attr,
+	&dst_attr_path.attr,
 	&dst_attr_state.attr,
 	&dst_attr_size.attr,
 	&dst_attr_inflight.attr,
@@ -138,7 +148,30 @@ static struct attribute *dst_node_attrs[] = {
 	&dst_attr_timeout.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(dst_node);
+
+/* A local node has a path; a remote one an address and a connection. */
+static umode_t dst_node_attr_visible(struct kobject *kobj,
+				     struct attribute *attr, int n)
+{
+	bool remote = to_dst_kobj(kobj)->node->remote;
+
+	if (attr == &dst_attr_path.attr)
+		return remote ? 0 : attr->mode;
+	if (attr == &dst_attr_address.attr || attr == &dst_attr_inflight.attr ||
+	    attr == &dst_attr_timeout.attr)
+		return remote ? attr->mode : 0;
+	return attr->mode;
+}
+
+static const struct attribute_group dst_node_group = {
+	.attrs		= dst_node_attrs,
+	.is_visible	= dst_node_attr_visible,
+};
+
+static const struct attribute_group *dst_node_groups[] = {
+	&dst_node_group,
+	NULL,
+};
 
 static const struct kobj_type dst_storage_ktype = {
 	.release	= dst_kobj_release,
