@@ -174,8 +174,9 @@ const struct sockaddr_storage *dst_remote_addr(struct dst_remote *r, int *len);
 /* Socket helpers: sock.c */
 int dst_sock_send(struct socket *sock, const void *buf, size_t len, bool more);
 int dst_sock_recv(struct socket *sock, void *buf, size_t len);
-int dst_sock_send_bio(struct socket *sock, struct bio *bio, bool more);
-int dst_sock_send_bvecs(struct socket *sock, struct bio *bio, bool more);
+int dst_sock_send_bio(struct socket *sock, struct bio *bio, bool whole,
+		      bool more);
+void dst_wait_for_stop(void);
 int dst_sock_recv_bio(struct socket *sock, struct bio *bio);
 void dst_sock_setup(struct socket *sock);
 blk_status_t dst_status_to_blk(u32 status);

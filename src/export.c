@@ -77,12 +77,7 @@ static int dst_export_accept(void *data)
 		dst_client_start(exp, sock);
 	}
 	/* Wait for dst_export_destroy(). */
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
+	dst_wait_for_stop();
 	return 0;
 }
 

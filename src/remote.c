@@ -204,7 +204,7 @@ void dst_remote_submit(struct dst_remote *r, struct bio *bio)
 	err = READ_ONCE(r->dead) ? -ENOTCONN :
 	      dst_sock_send(r->sock, &hdr, sizeof(hdr), cmd == DST_REQ_WRITE);
 	if (!err && cmd == DST_REQ_WRITE)
-		err = dst_sock_send_bio(r->sock, bio, false);
+		err = dst_sock_send_bio(r->sock, bio, false, false);
 	mutex_unlock(&r->tx_lock);
 
 	if (err && !READ_ONCE(r->dead)) {
@@ -320,12 +320,7 @@ static int dst_remote_rx(void *data)
 	dst_remote_fail_all(r);
 
 	/* Wait for dst_remote_destroy(). */
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
+	dst_wait_for_stop();
 	return 0;
 }
 

@@ -112,7 +112,7 @@ static int dst_send_reply(struct dst_client *c, struct dst_sreq *sreq,
 	if (!err && data) {
 		/* Completion has advanced the bio: send what it read. */
 		sreq->bio->bi_iter = sreq->data;
-		err = dst_sock_send_bvecs(c->sock, sreq->bio, more);
+		err = dst_sock_send_bio(c->sock, sreq->bio, true, more);
 	}
 	return err;
 }

@@ -7,6 +7,7 @@
  * the calling task does no reclaim, as nbd's sock_xmit does.
  */
 #include <linux/bio.h>
+#include <linux/kthread.h>
 #include <linux/blkdev.h>
 #include <linux/net.h>
 #include <linux/sched/mm.h>
@@ -110,16 +111,22 @@ static int dst_sock_send_page(struct socket *sock, const struct bio_vec *bv,
 /*
  * Send the data of @bio without copying it: the pages go to the socket by
  * reference (sendpage) where that is safe, else they are copied.  The last
- * page pushes the segment out unless @more.
+ * page pushes the segment out unless @more.  With @whole, a segment per
+ * bvec: only for bios whose multi-page bvecs are compound pages, which
+ * sendpage takes whole; else a segment per page.
  */
-int dst_sock_send_bio(struct socket *sock, struct bio *bio, bool more)
+int dst_sock_send_bio(struct socket *sock, struct bio *bio, bool whole,
+		      bool more)
 {
 	struct bvec_iter iter;
 	struct bio_vec bv;
 	bool last;
 	int ret;
 
-	bio_for_each_segment(bv, bio, iter) {
+	for (iter = bio->bi_iter; iter.bi_size;
+	     bio_advance_iter_single(bio, &iter, bv.bv_len)) {
+		bv = whole ? mp_bvec_iter_bvec(bio->bi_io_vec, iter) :
+			     bio_iter_iovec(bio, iter);
 		last = iter.bi_size == bv.bv_len;
 		ret = dst_sock_send_page(sock, &bv,
 					 last && !more ? 0 : MSG_MORE);
@@ -129,25 +136,15 @@ int dst_sock_send_bio(struct socket *sock, struct bio *bio, bool more)
 	return 0;
 }
 
-/*
- * Like dst_sock_send_bio(), a segment per bvec: only for bios whose
- * multi-page bvecs are compound pages, which sendpage takes whole.
- */
-int dst_sock_send_bvecs(struct socket *sock, struct bio *bio, bool more)
+/* Sleep until kthread_stop(): for threads whose work ended early. */
+void dst_wait_for_stop(void)
 {
-	struct bvec_iter iter;
-	struct bio_vec bv;
-	bool last;
-	int ret;
-
-	bio_for_each_bvec(bv, bio, iter) {
-		last = iter.bi_size == bv.bv_len;
-		ret = dst_sock_send_page(sock, &bv,
-					 last && !more ? 0 : MSG_MORE);
-		if (ret)
-			return ret;
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
 	}
-	return 0;
+	__set_current_state(TASK_RUNNING);
 }
 
 /* Receive the data of @bio straight into its pages. */
