@@ -8,11 +8,16 @@
 
 #include "dst.h"
 
-static int dst_linear_add_node(struct dst_storage *st, struct dst_node *node)
+/* Nodes follow each other in the order they were added. */
+static void dst_linear_layout(struct dst_storage *st)
 {
-	node->start = st->size;
-	st->size += node->size;
-	return 0;
+	struct dst_node *node;
+
+	st->size = 0;
+	list_for_each_entry(node, &st->nodes, list) {
+		node->start = st->size;
+		st->size += node->size;
+	}
 }
 
 static struct dst_node *dst_linear_find(struct dst_storage *st, u64 pos)
@@ -53,7 +58,7 @@ static void dst_linear_map(struct dst_storage *st, struct bio *bio)
 static struct dst_alg_ops dst_linear_alg = {
 	.name		= "linear",
 	.owner		= THIS_MODULE,
-	.add_node	= dst_linear_add_node,
+	.layout		= dst_linear_layout,
 	.map		= dst_linear_map,
 };
 

@@ -1,22 +1,525 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dst: distributed storage - the "mirror" algorithm: every node holds a full copy.
+ * dst: distributed storage - the "mirror" algorithm: every node (leg)
+ * holds a full copy, as md raid1 and dm-raid1 do.
+ *
+ * A write goes to every leg in sync or resyncing and completes when all
+ * have answered; it fails only if no leg that was clean for it wrote it.
+ * A leg that fails a write goes out of sync with the region marked dirty.
+ * A read goes to one leg that is clean for it, the one with the fewest
+ * I/Os in flight, or, when some leg has a seek cost, the one whose last
+ * read ended nearest; a failed read is tried on another leg.  Nothing is
+ * written on the legs but the data: each leg is a plain copy.
  */
-#include <linux/module.h>
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include "dst.h"
+#include <linux/bio.h>
+#include <linux/kthread.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "mirror.h"
+
+#define DST_MIRROR_IO_POOL	16
+
+/* A leg's copy of a bio of the disk. */
+struct dst_mirror_clone {
+	struct dst_mirror_io *mio;
+	unsigned int leg;
+	struct bio bio;
+};
+
+/**
+ * struct dst_mirror_io - a bio of the disk on its way to the legs
+ * @ms:		the mirror
+ * @bio:	the bio
+ * @sector:	its place, kept for marking regions dirty
+ * @sectors:	its length
+ * @remaining:	clones not answered yet, +1 while sending
+ * @clean:	legs whose copy counts: in sync, or clean in this range
+ * @good:	legs that wrote it
+ * @tried:	legs a read was sent to
+ * @epoch:	the write epoch it counts in
+ * @status:	an error of a leg
+ * @work:	a read sent again to another leg
+ * @clones:	a clone per leg slot; a read uses the first
+ *
+ * The clones live here, allocated at once from a mempool, as md's r1bio
+ * holds its bios: no second allocation on the I/O path.
+ */
+struct dst_mirror_io {
+	struct dst_mirror *ms;
+	struct bio *bio;
+	sector_t sector;
+	unsigned int sectors;
+	atomic_t remaining;
+	unsigned long clean;
+	unsigned long good;
+	unsigned long tried;
+	unsigned int epoch;
+	blk_status_t status;
+	struct work_struct work;
+	struct dst_mirror_clone clones[DST_MIRROR_MAX_LEGS];
+};
+
+static struct workqueue_struct *dst_mirror_wq;
+
+static struct dst_mirror_io *dst_mirror_io_alloc(struct dst_mirror *ms,
+						 struct bio *bio)
+{
+	struct dst_mirror_io *mio;
+
+	mio = mempool_alloc(&ms->io_pool, GFP_NOIO);
+	memset(mio, 0, offsetof(struct dst_mirror_io, clones));
+	mio->ms = ms;
+	mio->bio = bio;
+	mio->sector = bio->bi_iter.bi_sector;
+	mio->sectors = bio_sectors(bio);
+	return mio;
+}
+
+static void dst_mirror_io_done(struct dst_mirror_io *mio, blk_status_t status)
+{
+	struct dst_mirror *ms = mio->ms;
+	struct bio *bio = mio->bio;
+
+	mempool_free(mio, &ms->io_pool);
+	bio->bi_status = status;
+	bio_endio(bio);
+	if (atomic_dec_and_test(&ms->pending))
+		wake_up_var(&ms->pending);
+}
+
+/* Send a clone of @mio's bio to leg @i, which the caller holds in flight. */
+static void dst_mirror_send(struct dst_mirror_io *mio, unsigned int i,
+			    bio_end_io_t *end_io)
+{
+	struct dst_mirror_clone *c = &mio->clones[i];
+	struct dst_leg *leg = mio->ms->legs[i];
+
+	c->mio = mio;
+	c->leg = i;
+	/* Only an integrity or crypt context can fail a clone; ours have none. */
+	if (bio_init_clone(mio->bio->bi_bdev, &c->bio, mio->bio, GFP_NOIO)) {
+		bio_init(&c->bio, NULL, NULL, 0, mio->bio->bi_opf);
+		c->bio.bi_status = BLK_STS_RESOURCE;
+		c->bio.bi_end_io = end_io;
+		bio_endio(&c->bio);
+		return;
+	}
+	c->bio.bi_end_io = end_io;
+	dst_node_submit(leg->node, &c->bio);
+}
+
+static void dst_mirror_write_done(struct dst_mirror_io *mio)
+{
+	struct dst_mirror *ms = mio->ms;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ms->lock, flags);
+	if (!--ms->writes[mio->epoch])
+		wake_up(&ms->drain);
+	spin_unlock_irqrestore(&ms->lock, flags);
+
+	if (mio->good & mio->clean)
+		dst_mirror_io_done(mio, BLK_STS_OK);
+	else
+		dst_mirror_io_done(mio, mio->status ?: BLK_STS_IOERR);
+}
+
+static void dst_mirror_write_endio(struct bio *clone)
+{
+	struct dst_mirror_clone *c = container_of(clone, struct dst_mirror_clone,
+						  bio);
+	struct dst_mirror_io *mio = c->mio;
+	struct dst_mirror *ms = mio->ms;
+	struct dst_leg *leg = ms->legs[c->leg];
+	unsigned long flags;
+
+	if (clone->bi_status) {
+		spin_lock_irqsave(&ms->lock, flags);
+		dst_leg_fail(ms, leg, "write");
+		dst_leg_mark(ms, leg, mio->sector, mio->sectors);
+		spin_unlock_irqrestore(&ms->lock, flags);
+		WRITE_ONCE(mio->status, clone->bi_status);
+	} else {
+		set_bit(c->leg, &mio->good);
+	}
+	bio_uninit(clone);
+	dst_leg_put_inflight(leg);
+	if (atomic_dec_and_test(&mio->remaining))
+		dst_mirror_write_done(mio);
+}
+
+static bool dst_mirror_in_window(struct dst_mirror *ms, sector_t sector,
+				 unsigned int sectors)
+{
+	u64 first = sector >> ms->region_shift;
+	u64 last = (sector + sectors - 1) >> ms->region_shift;
+
+	return ms->window != DST_NO_REGION && first <= ms->window &&
+	       ms->window <= last;
+}
+
+/*
+ * Writes, discards, write-zeroes and flushes: to every leg in sync or
+ * resyncing; an out-of-sync leg gets the regions marked dirty instead.
+ * A write into the region resync is copying waits until it is copied.
+ */
+void dst_mirror_write(struct dst_mirror *ms, struct bio *bio)
+{
+	struct dst_mirror_io *mio = dst_mirror_io_alloc(ms, bio);
+	unsigned long sent = 0;
+	struct dst_leg *leg;
+	unsigned int i;
+
+	spin_lock_irq(&ms->lock);
+	if (mio->sectors && dst_mirror_in_window(ms, mio->sector, mio->sectors)) {
+		bio_list_add(&ms->deferred, bio);
+		spin_unlock_irq(&ms->lock);
+		mempool_free(mio, &ms->io_pool);
+		return;
+	}
+	mio->epoch = ms->epoch;
+	ms->writes[mio->epoch]++;
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		if (leg->sync == DST_SYNC_OUT_OF_SYNC) {
+			dst_leg_mark(ms, leg, mio->sector, mio->sectors);
+			continue;
+		}
+		if (leg->sync == DST_SYNC_IN_SYNC ||
+		    dst_leg_clean(ms, leg, mio->sector, mio->sectors))
+			__set_bit(i, &mio->clean);
+		__set_bit(i, &sent);
+		atomic_inc(&leg->inflight);
+	}
+	spin_unlock_irq(&ms->lock);
+
+	atomic_set(&mio->remaining, 1);
+	for_each_set_bit(i, &sent, DST_MIRROR_MAX_LEGS) {
+		atomic_inc(&mio->remaining);
+		dst_mirror_send(mio, i, dst_mirror_write_endio);
+	}
+	if (atomic_dec_and_test(&mio->remaining))
+		dst_mirror_write_done(mio);
+}
+
+static u64 dst_distance(sector_t a, sector_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Whether (@a1, @a2) orders before (@b1, @b2): by the first, then the second. */
+static bool dst_before(u64 a1, u64 a2, u64 b1, u64 b2)
+{
+	return a1 < b1 || (a1 == b1 && a2 < b2);
+}
+
+/* The leg to read @mio from, not tried yet and clean for it; lock held. */
+static struct dst_leg *dst_mirror_pick(struct dst_mirror *ms,
+				       struct dst_mirror_io *mio)
+{
+	struct dst_leg *leg, *best = NULL;
+	u64 dist, busy, best_dist = U64_MAX, best_busy = U64_MAX;
+	bool nonrot = true;
+	unsigned int i;
+
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		nonrot &= leg->nonrot;
+	}
+
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		if (test_bit(i, &mio->tried) ||
+		    leg->sync == DST_SYNC_OUT_OF_SYNC ||
+		    (leg->sync == DST_SYNC_RESYNCING &&
+		     !dst_leg_clean(ms, leg, mio->sector, mio->sectors)))
+			continue;
+		busy = atomic_read(&leg->inflight);
+		dist = dst_distance(mio->sector, leg->last);
+		if (nonrot ? dst_before(busy, dist, best_busy, best_dist) :
+			     dst_before(dist, busy, best_dist, best_busy)) {
+			best = leg;
+			best_busy = busy;
+			best_dist = dist;
+		}
+	}
+	return best;
+}
+
+static void dst_mirror_read_endio(struct bio *clone);
+
+static void dst_mirror_read(struct dst_mirror_io *mio)
+{
+	struct dst_mirror *ms = mio->ms;
+	struct dst_leg *leg;
+
+	spin_lock_irq(&ms->lock);
+	leg = dst_mirror_pick(ms, mio);
+	if (leg) {
+		__set_bit(leg->idx, &mio->tried);
+		leg->last = mio->sector + mio->sectors;
+		atomic_inc(&leg->inflight);
+	}
+	spin_unlock_irq(&ms->lock);
+
+	if (!leg) {
+		dst_mirror_io_done(mio, mio->status ?: BLK_STS_IOERR);
+		return;
+	}
+	dst_mirror_send(mio, leg->idx, dst_mirror_read_endio);
+}
+
+static void dst_mirror_read_retry(struct work_struct *work)
+{
+	dst_mirror_read(container_of(work, struct dst_mirror_io, work));
+}
+
+static void dst_mirror_read_endio(struct bio *clone)
+{
+	struct dst_mirror_clone *c = container_of(clone, struct dst_mirror_clone,
+						  bio);
+	struct dst_mirror_io *mio = c->mio;
+	struct dst_mirror *ms = mio->ms;
+	struct dst_leg *leg = ms->legs[c->leg];
+	blk_status_t status = clone->bi_status;
+	unsigned long flags;
+
+	if (status) {
+		spin_lock_irqsave(&ms->lock, flags);
+		dst_leg_fail(ms, leg, "read");
+		dst_leg_mark(ms, leg, mio->sector, mio->sectors);
+		spin_unlock_irqrestore(&ms->lock, flags);
+		mio->status = status;
+	}
+	bio_uninit(clone);
+	dst_leg_put_inflight(leg);
+
+	if (!status)
+		dst_mirror_io_done(mio, BLK_STS_OK);
+	else
+		queue_work(dst_mirror_wq, &mio->work);
+}
+
+static void dst_mirror_map(struct dst_storage *st, struct bio *bio)
+{
+	struct dst_mirror *ms = st->priv;
+	struct dst_mirror_io *mio;
+
+	atomic_inc(&ms->pending);
+	if (bio_op(bio) != REQ_OP_READ) {
+		dst_mirror_write(ms, bio);
+		return;
+	}
+	mio = dst_mirror_io_alloc(ms, bio);
+	INIT_WORK(&mio->work, dst_mirror_read_retry);
+	dst_mirror_read(mio);
+}
+
+/* The size is the smallest leg's. */
+static void dst_mirror_layout(struct dst_storage *st)
+{
+	struct dst_node *node;
+	bool first = true;
+
+	list_for_each_entry(node, &st->nodes, list) {
+		if (first || node->size < st->size)
+			st->size = node->size;
+		first = false;
+	}
+	if (first)
+		st->size = 0;
+}
+
+static void dst_mirror_free(struct dst_mirror *ms)
+{
+	struct dst_leg *leg;
+	unsigned int i;
+
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		dst_leg_free(leg);
+	}
+	mempool_exit(&ms->io_pool);
+	kfree(ms);
+}
+
+/*
+ * The first leg is the source of truth; the others are resynced from it,
+ * all of them, since nothing on the legs tells what they hold, unless the
+ * admin says they are identical (mdadm --assume-clean).
+ */
+static int dst_mirror_start(struct dst_storage *st, bool assume_clean,
+			    const char **why)
+{
+	enum dst_sync_state sync = DST_SYNC_IN_SYNC;
+	struct dst_mirror *ms;
+	struct dst_node *node;
+	struct dst_leg *leg;
+	int err = -ENOMEM;
+
+	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
+	if (!ms)
+		return -ENOMEM;
+	ms->st = st;
+	spin_lock_init(&ms->lock);
+	ms->region_shift = ilog2(st->chunk_size) - SECTOR_SHIFT;
+	ms->sectors = st->size >> SECTOR_SHIFT;
+	ms->nr_regions = DIV_ROUND_UP_ULL(ms->sectors, 1ULL << ms->region_shift);
+	ms->window = DST_NO_REGION;
+	bio_list_init(&ms->deferred);
+	init_waitqueue_head(&ms->drain);
+	init_waitqueue_head(&ms->resync_wait);
+	atomic_set(&ms->pending, 0);
+	atomic64_set(&ms->resync_bytes, 0);
+	if (ms->nr_regions > DST_MIRROR_MAX_REGIONS) {
+		*why = "chunk size too small for the size of the mirror";
+		kfree(ms);
+		return -EINVAL;
+	}
+	if (mempool_init_kmalloc_pool(&ms->io_pool, DST_MIRROR_IO_POOL,
+				      sizeof(struct dst_mirror_io))) {
+		kfree(ms);
+		return -ENOMEM;
+	}
+
+	list_for_each_entry(node, &st->nodes, list) {
+		leg = dst_leg_alloc(ms, node, sync);
+		if (!leg)
+			goto err;
+		dst_leg_publish(ms, leg);
+		if (!assume_clean)
+			sync = DST_SYNC_RESYNCING;
+	}
+	st->priv = ms;
+	err = dst_resync_start(ms);
+	if (err) {
+		st->priv = NULL;
+		goto err;
+	}
+	return 0;
+
+err:
+	dst_mirror_free(ms);
+	return err;
+}
+
+static void dst_mirror_stop(struct dst_storage *st)
+{
+	struct dst_mirror *ms = st->priv;
+
+	dst_resync_stop(ms);
+	wait_var_event(&ms->pending, !atomic_read(&ms->pending));
+	dst_mirror_free(ms);
+	st->priv = NULL;
+}
+
+/* Whether @node can do all that the running disk promises. */
+static bool dst_mirror_fits(const struct dst_node_limits *node,
+			    const struct dst_node_limits *disk)
+{
+	u64 used = DST_FEAT_FLUSH | DST_FEAT_FUA | DST_FEAT_DISCARD |
+		   DST_FEAT_WRITE_ZEROES;
+
+	return node->logical_block_size <= disk->logical_block_size &&
+	       node->max_request >= disk->max_request &&
+	       !(disk->features & used & ~node->features) &&
+	       (disk->read_only || !node->read_only);
+}
+
+/* A new leg of a running mirror: every region dirty, resynced. */
+static int dst_mirror_add_running(struct dst_storage *st,
+				  struct dst_node *node, const char **why)
+{
+	struct dst_mirror *ms = st->priv;
+	struct dst_leg *leg;
+
+	if (node->size < st->size) {
+		*why = "the node is smaller than the mirror";
+		return -ENOSPC;
+	}
+	if (!dst_mirror_fits(&node->limits, &st->limits)) {
+		*why = "the node cannot do all that the running mirror does";
+		return -EINVAL;
+	}
+	leg = dst_leg_alloc(ms, node, DST_SYNC_RESYNCING);
+	if (!leg)
+		return -ENOMEM;
+	dst_leg_publish(ms, leg);
+	wake_up(&ms->resync_wait);
+	pr_info("%s: node%u added, resyncing\n", st->name, node->id);
+	return 0;
+}
+
+/*
+ * Take a leg out of a running mirror: out of sync first, so that no new
+ * I/O goes to it, then wait for resync to stand still and for the leg's
+ * I/O in flight before its slot is cleared.
+ */
+static int dst_mirror_del_running(struct dst_storage *st,
+				  struct dst_node *node, const char **why)
+{
+	struct dst_mirror *ms = st->priv;
+	struct dst_leg *leg = node->priv;
+
+	spin_lock_irq(&ms->lock);
+	if (leg->sync == DST_SYNC_IN_SYNC && dst_mirror_nr_in_sync(ms) == 1) {
+		spin_unlock_irq(&ms->lock);
+		*why = "the node is the last leg in sync of the running mirror";
+		return -EBUSY;
+	}
+	leg->sync = DST_SYNC_OUT_OF_SYNC;
+	spin_unlock_irq(&ms->lock);
+
+	dst_sysfs_del_node(node);
+	kthread_park(ms->resync);
+	wait_var_event(&leg->inflight, !atomic_read(&leg->inflight));
+	spin_lock_irq(&ms->lock);
+	__clear_bit(leg->idx, &ms->present);
+	ms->legs[leg->idx] = NULL;
+	spin_unlock_irq(&ms->lock);
+	kthread_unpark(ms->resync);
+	dst_leg_free(leg);
+	pr_info("%s: node%u removed\n", st->name, node->id);
+	return 0;
+}
 
 static struct dst_alg_ops dst_mirror_alg = {
-	.name	= "mirror",
-	.owner	= THIS_MODULE,
+	.name		= "mirror",
+	.owner		= THIS_MODULE,
+	.max_nodes	= DST_MIRROR_MAX_LEGS,
+	.chunked	= true,
+	.maps_flush	= true,
+	.layout		= dst_mirror_layout,
+	.map		= dst_mirror_map,
+	.start		= dst_mirror_start,
+	.stop		= dst_mirror_stop,
+	.add_running	= dst_mirror_add_running,
+	.del_running	= dst_mirror_del_running,
+	.fill_storage	= dst_mirror_fill_storage,
+	.fill_node	= dst_mirror_fill_node,
+	.storage_group	= &dst_mirror_storage_group,
+	.node_group	= &dst_mirror_node_group,
 };
 
 int __init dst_mirror_init(void)
 {
-	return dst_register_alg(&dst_mirror_alg);
+	int err;
+
+	dst_mirror_wq = alloc_workqueue("dst_mirror", WQ_MEM_RECLAIM, 0);
+	if (!dst_mirror_wq)
+		return -ENOMEM;
+	err = dst_register_alg(&dst_mirror_alg);
+	if (err)
+		destroy_workqueue(dst_mirror_wq);
+	return err;
 }
 
 void dst_mirror_exit(void)
 {
 	dst_unregister_alg(&dst_mirror_alg);
+	destroy_workqueue(dst_mirror_wq);
 }

@@ -79,6 +79,8 @@ static void dst_submit_bio(struct bio *bio)
 	struct dst_storage *st = bio->bi_bdev->bd_disk->private_data;
 	blk_status_t status;
 
+	if (st->alg->maps_flush)
+		goto map;
 	if (!bio_sectors(bio) && op_is_flush(bio->bi_opf)) {
 		dst_flush_all(st, bio);
 		return;
@@ -92,6 +94,7 @@ static void dst_submit_bio(struct bio *bio)
 		}
 		bio->bi_opf &= ~REQ_PREFLUSH;
 	}
+map:
 	bio = bio_split_to_limits(bio);
 	if (bio)
 		st->alg->map(st, bio);
@@ -143,9 +146,11 @@ static void dst_set_limits(struct dst_storage *st, struct request_queue *q)
 	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
 	st->size = round_down(st->size, lim.logical_block_size);
 	st->read_only = lim.read_only;
+	st->limits = lim;
 }
 
-int dst_storage_start(struct dst_storage *st, const char **why)
+int dst_storage_start(struct dst_storage *st, bool assume_clean,
+		      const char **why)
 {
 	struct gendisk *disk;
 	int err;
@@ -172,25 +177,35 @@ int dst_storage_start(struct dst_storage *st, const char **why)
 	set_capacity(disk, st->size >> SECTOR_SHIFT);
 	set_disk_ro(disk, st->read_only);
 
+	if (st->alg->start) {
+		err = st->alg->start(st, assume_clean, why);
+		if (err)
+			goto err_put;
+	}
 	err = add_disk(disk);
 	if (err) {
-		put_disk(disk);
 		*why = "cannot add the disk";
-		return err;
+		goto err_stop;
 	}
 	st->disk = disk;
 	err = dst_sysfs_add(st);
 	if (err) {
 		del_gendisk(disk);
-		put_disk(disk);
 		st->disk = NULL;
 		*why = "cannot make the sysfs directories";
-		return err;
+		goto err_stop;
 	}
 	st->state = DST_STORAGE_RUNNING;
 	/* Tell udev again now that dst/name is there for /dev/dst/NAME. */
 	kobject_uevent(&disk_to_dev(disk)->kobj, KOBJ_CHANGE);
 	return 0;
+
+err_stop:
+	if (st->alg->stop)
+		st->alg->stop(st);
+err_put:
+	put_disk(disk);
+	return err;
 }
 
 int dst_storage_stop(struct dst_storage *st, const char **why)
@@ -211,6 +226,8 @@ int dst_storage_stop(struct dst_storage *st, const char **why)
 
 	dst_sysfs_del(st);
 	del_gendisk(disk);
+	if (st->alg->stop)
+		st->alg->stop(st);
 	put_disk(disk);
 	st->disk = NULL;
 	st->state = DST_STORAGE_STOPPED;

@@ -15,6 +15,8 @@
 
 #include "uapi/dst.h"
 
+struct attribute_group;
+struct kobject;
 struct sk_buff;
 struct socket;
 struct dst_storage;
@@ -29,15 +31,43 @@ struct dst_remote;
  * struct dst_alg_ops - a storage algorithm, registered like a dm target
  * @name:	name given to "dstadm create --alg"
  * @owner:	module that provides the algorithm; pinned by each storage
- * @add_node:	place a new node in a stopped storage and update its size
+ * @max_nodes:	most nodes a storage takes, 0 for no limit
+ * @chunked:	takes a chunk size (DST_STORAGE_A_CHUNK_SIZE)
+ * @maps_flush:	@map takes empty flushes and REQ_PREFLUSH itself; without
+ *		it the disk sends flushes to every node
+ * @layout:	place the nodes of a stopped storage and set its size
  * @map:	send a bio of the storage's disk to its nodes
+ * @start:	optional, make the state of a storage that starts running
+ * @stop:	free it after the disk is gone
+ * @add_running: optional, take a node into a running storage
+ * @del_running: optional, let go of a node of a running storage; the
+ *		node's sysfs directory is gone when it returns 0
+ * @fill_storage: optional, put the algorithm's DST_STORAGE_A_* of a
+ *		running storage
+ * @fill_node:	optional, likewise DST_NODE_A_* of a node
+ * @storage_group: optional sysfs files in dst/ of a running storage
+ * @node_group:	optional sysfs files in each dst/nodeN/
  * @list:	entry in the algorithm registry
  */
 struct dst_alg_ops {
 	const char *name;
 	struct module *owner;
-	int (*add_node)(struct dst_storage *st, struct dst_node *node);
+	unsigned int max_nodes;
+	bool chunked;
+	bool maps_flush;
+	void (*layout)(struct dst_storage *st);
 	void (*map)(struct dst_storage *st, struct bio *bio);
+	int (*start)(struct dst_storage *st, bool assume_clean,
+		     const char **why);
+	void (*stop)(struct dst_storage *st);
+	int (*add_running)(struct dst_storage *st, struct dst_node *node,
+			   const char **why);
+	int (*del_running)(struct dst_storage *st, struct dst_node *node,
+			   const char **why);
+	int (*fill_storage)(struct sk_buff *skb, struct dst_storage *st);
+	int (*fill_node)(struct sk_buff *skb, struct dst_node *node);
+	const struct attribute_group *storage_group;
+	const struct attribute_group *node_group;
 	struct list_head list;
 };
 
@@ -83,6 +113,7 @@ struct dst_node_limits {
  * @read_bytes:	bytes read through this node (local: submitted)
  * @write_bytes: bytes written through this node (local: submitted)
  * @kobj:	its sysfs directory while the storage runs
+ * @priv:	the algorithm's state of the node while the storage runs
  */
 struct dst_node {
 	struct list_head list;
@@ -98,6 +129,7 @@ struct dst_node {
 	atomic64_t read_bytes;
 	atomic64_t write_bytes;
 	struct kobject *kobj;
+	void *priv;
 };
 
 /**
@@ -109,10 +141,14 @@ struct dst_node {
  * @size:	size in bytes
  * @nodes:	list of struct dst_node, in the order they were added
  * @nr_nodes:	number of nodes
+ * @next_node_id: id of the next node added; ids are never reused
+ * @chunk_size:	region size in bytes of a chunked algorithm, else 0
  * @disk:	/dev/dstN while running
  * @read_only:	a node is read only, so the disk is
+ * @limits:	the nodes' limits stacked, as the running disk has them
  * @kobj:	its sysfs directory while running
  * @bs:		bio set for the clones and splits of the algorithms
+ * @priv:	the algorithm's state while running
  */
 struct dst_storage {
 	char name[DST_NAME_MAX];
@@ -122,10 +158,14 @@ struct dst_storage {
 	u64 size;
 	struct list_head nodes;
 	u32 nr_nodes;
+	u32 next_node_id;
+	u32 chunk_size;
 	struct gendisk *disk;
 	bool read_only;
+	struct dst_node_limits limits;
 	struct kobject *kobj;
 	struct bio_set bs;
+	void *priv;
 };
 
 /* /dev/dstN has 1 << DST_PART_SHIFT minors, for partitions. */
@@ -140,10 +180,14 @@ void dst_storage_lock(void);
 void dst_storage_unlock(void);
 bool dst_name_valid(const char *name);
 struct dst_storage *dst_storage_create(const char *name,
-				       const struct dst_alg_ops *alg);
+				       const struct dst_alg_ops *alg,
+				       u32 chunk_size);
 void dst_storage_destroy(struct dst_storage *st);
 int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
 			 const char **why);
+int dst_storage_del_node(struct dst_storage *st, struct dst_node *node,
+			 const char **why);
+struct dst_node *dst_storage_node(struct dst_storage *st, u32 id);
 struct dst_storage *dst_storage_find(const char *name);
 struct dst_storage *dst_storage_next(u32 *id);
 
@@ -185,12 +229,17 @@ u32 dst_errno_to_status(int err);
 /* The disk of a running storage: disk.c */
 int dst_disk_init(void);
 void dst_disk_exit(void);
-int dst_storage_start(struct dst_storage *st, const char **why);
+int dst_storage_start(struct dst_storage *st, bool assume_clean,
+		      const char **why);
 int dst_storage_stop(struct dst_storage *st, const char **why);
 
 /* sysfs: sysfs.c */
 int dst_sysfs_add(struct dst_storage *st);
 void dst_sysfs_del(struct dst_storage *st);
+int dst_sysfs_add_node(struct dst_storage *st, struct dst_node *node);
+void dst_sysfs_del_node(struct dst_node *node);
+struct dst_storage *dst_kobj_storage(struct kobject *kobj);
+struct dst_node *dst_kobj_node(struct kobject *kobj);
 
 /* Exports: export.c, server.c */
 struct dst_export;

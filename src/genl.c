@@ -25,6 +25,9 @@ static const struct nla_policy dst_storage_policy[DST_STORAGE_A_MAX + 1] = {
 	[DST_STORAGE_A_SIZE]	= { .type = NLA_REJECT },
 	[DST_STORAGE_A_PAD]	= { .type = NLA_REJECT },
 	[DST_STORAGE_A_NODES]	= { .type = NLA_REJECT },
+	[DST_STORAGE_A_CHUNK_SIZE] = { .type = NLA_U32 },
+	[DST_STORAGE_A_ASSUME_CLEAN] = { .type = NLA_FLAG },
+	[DST_STORAGE_A_RESYNC_BYTES] = { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dst_node_policy[DST_NODE_A_MAX + 1] = {
@@ -33,13 +36,16 @@ static const struct nla_policy dst_node_policy[DST_NODE_A_MAX + 1] = {
 				    .len = sizeof(struct sockaddr_in6) },
 	[DST_NODE_A_PATH]	= { .type = NLA_NUL_STRING },
 	[DST_NODE_A_TIMEOUT]	= { .type = NLA_U32 },
-	[DST_NODE_A_ID]		= { .type = NLA_REJECT },
+	[DST_NODE_A_ID]		= { .type = NLA_U32 },
 	[DST_NODE_A_STATE]	= { .type = NLA_REJECT },
 	[DST_NODE_A_SIZE]	= { .type = NLA_REJECT },
 	[DST_NODE_A_INFLIGHT]	= { .type = NLA_REJECT },
 	[DST_NODE_A_READ_BYTES]	= { .type = NLA_REJECT },
 	[DST_NODE_A_WRITE_BYTES] = { .type = NLA_REJECT },
 	[DST_NODE_A_PAD]	= { .type = NLA_REJECT },
+	[DST_NODE_A_SYNC]	= { .type = NLA_REJECT },
+	[DST_NODE_A_REGIONS]	= { .type = NLA_REJECT },
+	[DST_NODE_A_DIRTY]	= { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dst_export_policy[DST_EXPORT_A_MAX + 1] = {
@@ -102,6 +108,12 @@ static int dst_storage_fill(struct sk_buff *skb, struct dst_storage *st,
 	    nla_put_u32(skb, DST_STORAGE_A_STATE, st->state) ||
 	    nla_put_u64_64bit(skb, DST_STORAGE_A_SIZE, st->size,
 			      DST_STORAGE_A_PAD))
+		goto err;
+	if (st->chunk_size &&
+	    nla_put_u32(skb, DST_STORAGE_A_CHUNK_SIZE, st->chunk_size))
+		goto err;
+	if (st->state == DST_STORAGE_RUNNING && st->alg->fill_storage &&
+	    st->alg->fill_storage(skb, st))
 		goto err;
 	if (st->nr_nodes) {
 		struct dst_node *node;
@@ -196,6 +208,7 @@ static int dst_genl_storage_new(struct sk_buff *skb, struct genl_info *info)
 	const struct dst_alg_ops *alg;
 	struct dst_storage *st;
 	const char *name;
+	u32 chunk = 0;
 	int err;
 
 	err = dst_genl_parse_storage(info, tb);
@@ -212,6 +225,23 @@ static int dst_genl_storage_new(struct sk_buff *skb, struct genl_info *info)
 				    "unknown algorithm");
 		return -EINVAL;
 	}
+	if (tb[DST_STORAGE_A_CHUNK_SIZE])
+		chunk = nla_get_u32(tb[DST_STORAGE_A_CHUNK_SIZE]);
+	if (chunk && !alg->chunked) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_STORAGE_A_CHUNK_SIZE],
+				    "this algorithm takes no chunk size");
+		dst_alg_put(alg);
+		return -EINVAL;
+	}
+	if (chunk && (!is_power_of_2(chunk) || chunk < DST_CHUNK_MIN ||
+		      chunk > DST_CHUNK_MAX)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_STORAGE_A_CHUNK_SIZE],
+				    "chunk size is not a power of two from 4 KiB to 1 GiB");
+		dst_alg_put(alg);
+		return -EINVAL;
+	}
+	if (!chunk && alg->chunked)
+		chunk = DST_CHUNK_DEFAULT;
 
 	dst_storage_lock();
 	if (dst_storage_find(name)) {
@@ -221,7 +251,7 @@ static int dst_genl_storage_new(struct sk_buff *skb, struct genl_info *info)
 		err = -EEXIST;
 		goto out;
 	}
-	st = dst_storage_create(name, alg);
+	st = dst_storage_create(name, alg, chunk);
 	if (!st) {
 		err = -ENOMEM;
 		goto out;
@@ -327,10 +357,13 @@ static int dst_genl_storage_dump(struct sk_buff *skb,
 	return err ?: skb->len;
 }
 
-/* Find the storage a request names; with dst_storage_lock() held. */
-static struct dst_storage *dst_genl_storage(struct genl_info *info, int *err)
+/*
+ * Find the storage a request names, with dst_storage_lock() held; @tb
+ * gets the attributes of its DST_A_STORAGE.
+ */
+static struct dst_storage *dst_genl_storage(struct genl_info *info,
+					    struct nlattr **tb, int *err)
 {
-	struct nlattr *tb[DST_STORAGE_A_MAX + 1];
 	struct dst_storage *st;
 
 	*err = dst_genl_parse_storage(info, tb);
@@ -347,14 +380,17 @@ static struct dst_storage *dst_genl_storage(struct genl_info *info, int *err)
 
 static int dst_genl_storage_start(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *tb[DST_STORAGE_A_MAX + 1];
 	struct dst_storage *st;
 	const char *why = NULL;
 	int err;
 
 	dst_storage_lock();
-	st = dst_genl_storage(info, &err);
+	st = dst_genl_storage(info, tb, &err);
 	if (st) {
-		err = dst_storage_start(st, &why);
+		err = dst_storage_start(st,
+					nla_get_flag(tb[DST_STORAGE_A_ASSUME_CLEAN]),
+					&why);
 		if (err)
 			dst_genl_why(info, why);
 	}
@@ -364,12 +400,13 @@ static int dst_genl_storage_start(struct sk_buff *skb, struct genl_info *info)
 
 static int dst_genl_storage_stop(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *tb[DST_STORAGE_A_MAX + 1];
 	struct dst_storage *st;
 	const char *why = NULL;
 	int err;
 
 	dst_storage_lock();
-	st = dst_genl_storage(info, &err);
+	st = dst_genl_storage(info, tb, &err);
 	if (st) {
 		err = dst_storage_stop(st, &why);
 		if (err)
@@ -403,15 +440,42 @@ static int dst_genl_addr(struct genl_info *info, const struct nlattr *attr,
 	return 0;
 }
 
+/* Reply to NODE_ADD with the id of the new node. */
+static int dst_genl_node_reply(struct genl_info *info, u32 id)
+{
+	struct sk_buff *reply;
+	struct nlattr *nest;
+	void *hdr;
+
+	reply = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!reply)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(reply, info, &dst_genl_family, 0,
+				DST_CMD_NODE_ADD);
+	if (!hdr)
+		goto err;
+	nest = nla_nest_start(reply, DST_A_NODE);
+	if (!nest || nla_put_u32(reply, DST_NODE_A_ID, id))
+		goto err;
+	nla_nest_end(reply, nest);
+	genlmsg_end(reply, hdr);
+	return genlmsg_reply(reply, info);
+
+err:
+	nlmsg_free(reply);
+	return -EMSGSIZE;
+}
+
 static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *stb[DST_STORAGE_A_MAX + 1];
 	struct nlattr *tb[DST_NODE_A_MAX + 1];
 	struct nlattr *nest = info->attrs[DST_A_NODE];
 	struct sockaddr_storage addr;
 	struct dst_storage *st;
 	struct dst_node *node;
 	const char *why = NULL, *path = NULL;
-	u32 timeout = 0, type;
+	u32 timeout = 0, type, id = 0;
 	int err, len = 0;
 
 	if (GENL_REQ_ATTR_CHECK(info, DST_A_NODE))
@@ -449,14 +513,9 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	dst_storage_lock();
-	st = dst_genl_storage(info, &err);
+	st = dst_genl_storage(info, stb, &err);
 	if (!st)
 		goto out;
-	if (st->state != DST_STORAGE_STOPPED) {
-		NL_SET_ERR_MSG(info->extack, "stop the storage to add nodes");
-		err = -EBUSY;
-		goto out;
-	}
 	if (type == DST_NODE_LOCAL)
 		node = dst_node_create_local(st, path, &why);
 	else
@@ -465,13 +524,56 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(node);
 		goto out;
 	}
+	id = node->id;
 	err = dst_storage_add_node(st, node, &why);
 	if (err)
 		dst_node_destroy(node);
+	else
+		pr_debug("storage %s: node%u added\n", st->name, id);
 out:
 	dst_storage_unlock();
+	if (err) {
+		dst_genl_why(info, why);
+		return err;
+	}
+	return dst_genl_node_reply(info, id);
+}
+
+static int dst_genl_node_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *stb[DST_STORAGE_A_MAX + 1];
+	struct nlattr *tb[DST_NODE_A_MAX + 1];
+	struct nlattr *nest = info->attrs[DST_A_NODE];
+	struct dst_storage *st;
+	struct dst_node *node;
+	const char *why = NULL;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, DST_A_NODE))
+		return -EINVAL;
+	err = nla_parse_nested(tb, DST_NODE_A_MAX, nest, dst_node_policy,
+			       info->extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_NODE_A_ID))
+		return -EINVAL;
+
+	dst_storage_lock();
+	st = dst_genl_storage(info, stb, &err);
+	if (!st)
+		goto out;
+	node = dst_storage_node(st, nla_get_u32(tb[DST_NODE_A_ID]));
+	if (!node) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_NODE_A_ID],
+				    "no such node in the storage");
+		err = -ENOENT;
+		goto out;
+	}
+	err = dst_storage_del_node(st, node, &why);
 	if (err)
 		dst_genl_why(info, why);
+out:
+	dst_storage_unlock();
 	return err;
 }
 
@@ -690,6 +792,11 @@ static const struct genl_small_ops dst_genl_ops[] = {
 		.cmd	= DST_CMD_NODE_ADD,
 		.flags	= GENL_ADMIN_PERM,
 		.doit	= dst_genl_node_add,
+	},
+	{
+		.cmd	= DST_CMD_NODE_DEL,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= dst_genl_node_del,
 	},
 	{
 		.cmd	= DST_CMD_EXPORT_NEW,

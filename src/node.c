@@ -19,7 +19,7 @@ static struct dst_node *dst_node_alloc(struct dst_storage *st,
 	if (!node)
 		return NULL;
 	node->st = st;
-	node->id = st->nr_nodes;
+	node->id = st->next_node_id;
 	node->type = type;
 	atomic64_set(&node->read_bytes, 0);
 	atomic64_set(&node->write_bytes, 0);
@@ -152,7 +152,9 @@ int dst_node_fill(struct sk_buff *skb, struct dst_node *node)
 			      DST_NODE_A_PAD) ||
 	    nla_put_u64_64bit(skb, DST_NODE_A_WRITE_BYTES,
 			      atomic64_read(&node->write_bytes),
-			      DST_NODE_A_PAD)) {
+			      DST_NODE_A_PAD) ||
+	    (node->st->state == DST_STORAGE_RUNNING && node->st->alg->fill_node &&
+	     node->st->alg->fill_node(skb, node))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

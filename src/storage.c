@@ -80,7 +80,8 @@ struct dst_storage *dst_storage_next(u32 *id)
  * failure.  The caller has checked the name and its uniqueness.
  */
 struct dst_storage *dst_storage_create(const char *name,
-				       const struct dst_alg_ops *alg)
+				       const struct dst_alg_ops *alg,
+				       u32 chunk_size)
 {
 	struct dst_storage *st;
 	int id;
@@ -100,6 +101,7 @@ struct dst_storage *dst_storage_create(const char *name,
 	strscpy(st->name, name, sizeof(st->name));
 	st->id = id;
 	st->alg = alg;
+	st->chunk_size = chunk_size;
 	st->state = DST_STORAGE_STOPPED;
 	INIT_LIST_HEAD(&st->nodes);
 	return st;
@@ -113,30 +115,84 @@ err_put:
 	return NULL;
 }
 
-/* Add @node to a stopped storage, placed by the algorithm. */
+/*
+ * Add @node to a storage: a stopped one takes any node, placed by the
+ * algorithm; a running one only if the algorithm can take it while it runs.
+ */
 int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
 			 const char **why)
 {
+	const struct dst_alg_ops *alg = st->alg;
 	int err;
 
 	lockdep_assert_held(&dst_storages_lock);
 
-	if (st->state != DST_STORAGE_STOPPED) {
-		*why = "stop the storage to add nodes";
-		return -EBUSY;
+	if (alg->max_nodes && st->nr_nodes >= alg->max_nodes) {
+		*why = "the storage has as many nodes as its algorithm takes";
+		return -ENOSPC;
 	}
-	if (!st->alg->add_node) {
-		*why = "this algorithm does not take nodes yet";
-		return -EOPNOTSUPP;
+	if (st->state == DST_STORAGE_STOPPED) {
+		list_add_tail(&node->list, &st->nodes);
+		alg->layout(st);
+	} else {
+		if (!alg->add_running) {
+			*why = "stop the storage to add nodes";
+			return -EBUSY;
+		}
+		err = alg->add_running(st, node, why);
+		if (err)
+			return err;
+		list_add_tail(&node->list, &st->nodes);
+		err = dst_sysfs_add_node(st, node);
+		if (err) {
+			alg->del_running(st, node, why);
+			list_del(&node->list);
+			*why = "cannot make the sysfs directory of the node";
+			return err;
+		}
 	}
-	err = st->alg->add_node(st, node);
-	if (err) {
-		*why = "the algorithm refused the node";
-		return err;
-	}
-	list_add_tail(&node->list, &st->nodes);
 	st->nr_nodes++;
+	st->next_node_id++;
 	return 0;
+}
+
+/* Take @node out of a storage and free it. */
+int dst_storage_del_node(struct dst_storage *st, struct dst_node *node,
+			 const char **why)
+{
+	const struct dst_alg_ops *alg = st->alg;
+	int err;
+
+	lockdep_assert_held(&dst_storages_lock);
+
+	if (st->state == DST_STORAGE_STOPPED) {
+		list_del(&node->list);
+		alg->layout(st);
+	} else {
+		if (!alg->del_running) {
+			*why = "stop the storage to remove nodes";
+			return -EBUSY;
+		}
+		err = alg->del_running(st, node, why);
+		if (err)
+			return err;
+		list_del(&node->list);
+	}
+	st->nr_nodes--;
+	dst_node_destroy(node);
+	return 0;
+}
+
+struct dst_node *dst_storage_node(struct dst_storage *st, u32 id)
+{
+	struct dst_node *node;
+
+	lockdep_assert_held(&dst_storages_lock);
+
+	list_for_each_entry(node, &st->nodes, list)
+		if (node->id == id)
+			return node;
+	return NULL;
 }
 
 /* Free a stopped storage with its nodes. */

@@ -6,6 +6,7 @@
  *   dst/nodeN/{type,state,size,read_bytes,write_bytes}
  *   dst/nodeN/path of a local node
  *   dst/nodeN/{address,inflight,timeout} of a remote node
+ *   and the files of the storage's algorithm in both
  *
  * The directories exist while the storage runs.  They are small kobjects
  * of their own that point at the storage and its nodes; those outlive them,
@@ -25,6 +26,17 @@ struct dst_kobj {
 };
 
 #define to_dst_kobj(k) container_of(k, struct dst_kobj, kobj)
+
+/* For the show() of an algorithm's files. */
+struct dst_storage *dst_kobj_storage(struct kobject *kobj)
+{
+	return to_dst_kobj(kobj)->st;
+}
+
+struct dst_node *dst_kobj_node(struct kobject *kobj)
+{
+	return to_dst_kobj(kobj)->node;
+}
 
 static void dst_kobj_release(struct kobject *kobj)
 {
@@ -188,7 +200,8 @@ static const struct kobj_type dst_node_ktype = {
 static struct kobject *dst_kobj_add(const struct kobj_type *ktype,
 				    struct kobject *parent,
 				    struct dst_storage *st,
-				    struct dst_node *node, const char *name)
+				    struct dst_node *node, const char *name,
+				    const struct attribute_group *alg_group)
 {
 	struct dst_kobj *dk;
 
@@ -197,28 +210,57 @@ static struct kobject *dst_kobj_add(const struct kobj_type *ktype,
 		return NULL;
 	dk->st = st;
 	dk->node = node;
-	if (kobject_init_and_add(&dk->kobj, ktype, parent, "%s", name)) {
-		kobject_put(&dk->kobj);
-		return NULL;
+	if (kobject_init_and_add(&dk->kobj, ktype, parent, "%s", name))
+		goto err;
+	if (alg_group && sysfs_create_group(&dk->kobj, alg_group)) {
+		kobject_del(&dk->kobj);
+		goto err;
 	}
 	return &dk->kobj;
+
+err:
+	kobject_put(&dk->kobj);
+	return NULL;
+}
+
+static void dst_kobj_del(struct kobject **kobj)
+{
+	if (*kobj) {
+		kobject_del(*kobj);
+		kobject_put(*kobj);
+		*kobj = NULL;
+	}
+}
+
+/* Make dst/nodeN of @node in a running storage. */
+int dst_sysfs_add_node(struct dst_storage *st, struct dst_node *node)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "node%u", node->id);
+	node->kobj = dst_kobj_add(&dst_node_ktype, st->kobj, st, node, name,
+				  st->alg->node_group);
+	return node->kobj ? 0 : -ENOMEM;
+}
+
+/* Remove it; no show() of it runs any more once this returns. */
+void dst_sysfs_del_node(struct dst_node *node)
+{
+	dst_kobj_del(&node->kobj);
 }
 
 /* Make dst/ and one directory per node under the running disk. */
 int dst_sysfs_add(struct dst_storage *st)
 {
 	struct dst_node *node;
-	char name[16];
 
 	st->kobj = dst_kobj_add(&dst_storage_ktype,
-				&disk_to_dev(st->disk)->kobj, st, NULL, "dst");
+				&disk_to_dev(st->disk)->kobj, st, NULL, "dst",
+				st->alg->storage_group);
 	if (!st->kobj)
 		return -ENOMEM;
 	list_for_each_entry(node, &st->nodes, list) {
-		snprintf(name, sizeof(name), "node%u", node->id);
-		node->kobj = dst_kobj_add(&dst_node_ktype, st->kobj, st, node,
-					  name);
-		if (!node->kobj) {
+		if (dst_sysfs_add_node(st, node)) {
 			dst_sysfs_del(st);
 			return -ENOMEM;
 		}
@@ -226,21 +268,12 @@ int dst_sysfs_add(struct dst_storage *st)
 	return 0;
 }
 
-/* Remove them; no show() runs any more once this returns. */
+/* Remove them all. */
 void dst_sysfs_del(struct dst_storage *st)
 {
 	struct dst_node *node;
 
-	list_for_each_entry(node, &st->nodes, list) {
-		if (node->kobj) {
-			kobject_del(node->kobj);
-			kobject_put(node->kobj);
-			node->kobj = NULL;
-		}
-	}
-	if (st->kobj) {
-		kobject_del(st->kobj);
-		kobject_put(st->kobj);
-		st->kobj = NULL;
-	}
+	list_for_each_entry(node, &st->nodes, list)
+		dst_sysfs_del_node(node);
+	dst_kobj_del(&st->kobj);
 }

@@ -29,16 +29,21 @@
  * Commands.  Every command needs CAP_NET_ADMIN.
  *
  * DST_CMD_INFO		reply: DST_A_VERSION, DST_A_ALGS
- * DST_CMD_STORAGE_NEW	request: DST_A_STORAGE { NAME, ALG }
+ * DST_CMD_STORAGE_NEW	request: DST_A_STORAGE { NAME, ALG, CHUNK_SIZE }
  *			also multicast on "events" after a storage is created
  * DST_CMD_STORAGE_DEL	request: DST_A_STORAGE { NAME }
  *			also multicast on "events" after a storage is deleted
  * DST_CMD_STORAGE_GET	request: DST_A_STORAGE { NAME }, or NLM_F_DUMP for all
- *			reply: DST_A_STORAGE { NAME, ALG, ID, STATE, SIZE, NODES }
- * DST_CMD_STORAGE_START	request: DST_A_STORAGE { NAME }: make /dev/dstN
+ *			reply: DST_A_STORAGE { NAME, ALG, ID, STATE, SIZE,
+ *			CHUNK_SIZE, RESYNC_BYTES, NODES }
+ * DST_CMD_STORAGE_START	request: DST_A_STORAGE { NAME, ASSUME_CLEAN }: make
+ *			/dev/dstN
  * DST_CMD_STORAGE_STOP	request: DST_A_STORAGE { NAME }: remove /dev/dstN
  * DST_CMD_NODE_ADD	request: DST_A_STORAGE { NAME }, DST_A_NODE { TYPE, ADDR
- *			or PATH, TIMEOUT }
+ *			or PATH, TIMEOUT }; a running storage takes a node
+ *			only if its algorithm can (mirror: a new leg, resynced)
+ *			reply: DST_A_NODE { ID }
+ * DST_CMD_NODE_DEL	request: DST_A_STORAGE { NAME }, DST_A_NODE { ID }
  * DST_CMD_EXPORT_NEW	request: DST_A_EXPORT { NAME, DEVICE, ADDR, READ_ONLY }
  *			also multicast on "events"
  * DST_CMD_EXPORT_DEL	request: DST_A_EXPORT { NAME }; also multicast
@@ -58,6 +63,7 @@ enum dst_cmd {
 	DST_CMD_EXPORT_NEW,
 	DST_CMD_EXPORT_DEL,
 	DST_CMD_EXPORT_GET,
+	DST_CMD_NODE_DEL,
 	__DST_CMD_MAX,
 };
 
@@ -95,10 +101,24 @@ enum dst_storage_attr {
 	DST_STORAGE_A_SIZE,	/* u64: size in bytes (reply only) */
 	DST_STORAGE_A_PAD,
 	DST_STORAGE_A_NODES,	/* nest of DST_A_NODE nests (reply only) */
+	/*
+	 * u32: region size of a mirror in bytes, a power of two from
+	 * DST_CHUNK_MIN to DST_CHUNK_MAX; 0 or absent: DST_CHUNK_DEFAULT
+	 */
+	DST_STORAGE_A_CHUNK_SIZE,
+	/* flag, START only: the legs of a mirror are identical, no resync */
+	DST_STORAGE_A_ASSUME_CLEAN,
+	/* u64: bytes copied by resync since the start (reply only) */
+	DST_STORAGE_A_RESYNC_BYTES,
 	__DST_STORAGE_A_MAX,
 };
 
 #define DST_STORAGE_A_MAX (__DST_STORAGE_A_MAX - 1)
+
+/* Mirror region ("chunk") sizes: one dirty bit per region and leg. */
+#define DST_CHUNK_MIN		4096
+#define DST_CHUNK_MAX		0x40000000	/* 1 GiB */
+#define DST_CHUNK_DEFAULT	0x100000	/* 1 MiB: 256 KiB of bitmap for 2 TiB */
 
 enum dst_storage_state {
 	DST_STORAGE_STOPPED,	/* created, nodes may be added, no disk */
@@ -123,6 +143,10 @@ enum dst_node_attr {
 	DST_NODE_A_READ_BYTES,	/* u64 (reply only) */
 	DST_NODE_A_WRITE_BYTES,	/* u64 (reply only) */
 	DST_NODE_A_PAD,
+	/* u32: enum dst_sync_state of a leg of a running mirror (reply only) */
+	DST_NODE_A_SYNC,
+	DST_NODE_A_REGIONS,	/* u64: regions of the leg (reply only) */
+	DST_NODE_A_DIRTY,	/* u64: regions out of date (reply only) */
 	__DST_NODE_A_MAX,
 };
 
@@ -138,6 +162,13 @@ enum dst_node_state {
 	DST_NODE_CONNECTED,	/* remote: handshake done; local: open */
 	DST_NODE_DEAD,		/* remote: connection lost, I/O fails */
 	__DST_NODE_STATE_MAX,
+};
+
+enum dst_sync_state {
+	DST_SYNC_IN_SYNC,	/* holds every acknowledged write */
+	DST_SYNC_OUT_OF_SYNC,	/* failed: gets no I/O, writes mark it dirty */
+	DST_SYNC_RESYNCING,	/* gets writes; dirty regions being copied */
+	__DST_SYNC_STATE_MAX,
 };
 
 /* Inside DST_A_EXPORT. */

@@ -307,6 +307,66 @@ static void storage_not_nested(struct nlmsghdr *nlh)
 	mnl_attr_put_u32(nlh, DST_A_STORAGE, 1);
 }
 
+static void chunk(struct nlmsghdr *nlh, const char *alg, uint32_t size)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "c0");
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_ALG, alg);
+	mnl_attr_put_u32(nlh, DST_STORAGE_A_CHUNK_SIZE, size);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static void chunk_linear(struct nlmsghdr *nlh)
+{
+	chunk(nlh, "linear", 65536);
+}
+
+static void chunk_odd(struct nlmsghdr *nlh)
+{
+	chunk(nlh, "mirror", 65536 + 4096);
+}
+
+static void chunk_small(struct nlmsghdr *nlh)
+{
+	chunk(nlh, "mirror", 2048);
+}
+
+static void chunk_u8(struct nlmsghdr *nlh)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "c0");
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_ALG, "mirror");
+	mnl_attr_put_u8(nlh, DST_STORAGE_A_CHUNK_SIZE, 16);
+	mnl_attr_nest_end(nlh, n);
+}
+
+/* NODE_DEL of "c0", which does not exist: node id, or a reply-only attribute. */
+static void node_del(struct nlmsghdr *nlh, int with_id)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "c0");
+	mnl_attr_nest_end(nlh, n);
+	n = mnl_attr_nest_start(nlh, DST_A_NODE);
+	if (with_id)
+		mnl_attr_put_u32(nlh, DST_NODE_A_ID, 0);
+	else
+		mnl_attr_put_u32(nlh, DST_NODE_A_SYNC, 0);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static void node_del_no_id(struct nlmsghdr *nlh)
+{
+	node_del(nlh, 0);
+}
+
+static void node_del_nowhere(struct nlmsghdr *nlh)
+{
+	node_del(nlh, 1);
+}
+
 static void top_reply_attr(struct nlmsghdr *nlh)
 {
 	mnl_attr_put_strz(nlh, DST_A_VERSION, "9.9");
@@ -324,6 +384,14 @@ static int cases(void)
 		{ "info with a reply-only attribute", DST_CMD_INFO, EINVAL, top_reply_attr },
 		{ "delete without attributes", DST_CMD_STORAGE_DEL, EINVAL, no_attrs },
 		{ "get without attributes", DST_CMD_STORAGE_GET, EINVAL, no_attrs },
+		{ "chunk size on a linear storage", DST_CMD_STORAGE_NEW, EINVAL, chunk_linear },
+		{ "chunk size not a power of two", DST_CMD_STORAGE_NEW, EINVAL, chunk_odd },
+		{ "chunk size below 4 KiB", DST_CMD_STORAGE_NEW, EINVAL, chunk_small },
+		{ "chunk size as a u8", DST_CMD_STORAGE_NEW, EINVAL, chunk_u8 },
+		{ "node delete without attributes", DST_CMD_NODE_DEL, EINVAL, no_attrs },
+		{ "node delete with a reply-only attribute", DST_CMD_NODE_DEL, EINVAL,
+		  node_del_no_id },
+		{ "node delete in no storage", DST_CMD_NODE_DEL, ENOENT, node_del_nowhere },
 		{ "unknown command", DST_CMD_MAX + 1, EOPNOTSUPP, no_attrs },
 		{ "command 0", DST_CMD_UNSPEC, EOPNOTSUPP, no_attrs },
 	};

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dst: distributed storage - the "mirror" algorithm, shared by its files:
+ * alg_mirror.c (the algorithm and its I/O), mirror_state.c (legs, dirty
+ * regions, what sysfs and netlink show) and mirror_resync.c (the copy of
+ * dirty regions in the background).
+ */
+#ifndef _DST_MIRROR_H
+#define _DST_MIRROR_H
+
+#include <linux/bio.h>
+#include <linux/mempool.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "dst.h"
+
+#define DST_MIRROR_MAX_LEGS	8
+/* One bit per region and leg: at most 16 MiB of bitmap per leg. */
+#define DST_MIRROR_MAX_REGIONS	BIT_ULL(27)
+#define DST_NO_REGION		U64_MAX
+
+/**
+ * struct dst_leg - a node of a running mirror
+ * @node:	the node; node->priv points back here
+ * @idx:	its slot in dst_mirror.legs, its bit in the masks of an I/O
+ * @sync:	enum dst_sync_state
+ * @dirty:	one bit per region that is out of date on this leg
+ * @nr_dirty:	bits set in @dirty
+ * @inflight:	I/O sent to the leg and not answered yet
+ * @last:	sector after the last read sent to it
+ * @nonrot:	no seek cost: reads are balanced by @inflight only
+ *
+ * @sync, @dirty, @nr_dirty and @last change under dst_mirror.lock.
+ */
+struct dst_leg {
+	struct dst_node *node;
+	unsigned int idx;
+	enum dst_sync_state sync;
+	unsigned long *dirty;
+	u64 nr_dirty;
+	atomic_t inflight;
+	sector_t last;
+	bool nonrot;
+};
+
+struct dst_resync;
+
+/**
+ * struct dst_mirror - a running mirror, storage->priv
+ * @st:		the storage
+ * @lock:	the legs' state and bitmaps, @legs, the resync window
+ * @legs:	the legs by slot; a slot changes only with @resync parked
+ *		and the leg idle
+ * @present:	the slots in use
+ * @region_shift: log2 of sectors per region
+ * @nr_regions:	regions of the storage
+ * @sectors:	size of the storage
+ * @window:	the region being copied by resync: writes to it wait in
+ *		@deferred until the copy is done; DST_NO_REGION when none
+ * @deferred:	those writes
+ * @epoch:	writes count in @writes[@epoch] while in flight; resync
+ *		flips it and waits for the old count to drain, so that no
+ *		write older than the window is still on its way
+ * @writes:	writes in flight per epoch
+ * @drain:	resync waits here for @writes to drain
+ * @pending:	bios of the disk not completed yet, for stopping
+ * @io_pool:	struct dst_mirror_io for each bio of the disk
+ * @resync:	the resync thread
+ * @resync_wait: it sleeps here when there is nothing to copy
+ * @rs:		its buffers
+ * @resync_cursor: the region it copies next or after
+ * @resync_bytes: bytes copied since the start
+ */
+struct dst_mirror {
+	struct dst_storage *st;
+	spinlock_t lock;	/* see above */
+	struct dst_leg *legs[DST_MIRROR_MAX_LEGS];
+	unsigned long present;
+	unsigned int region_shift;
+	u64 nr_regions;
+	sector_t sectors;
+	u64 window;
+	struct bio_list deferred;
+	unsigned int epoch;
+	unsigned int writes[2];
+	wait_queue_head_t drain;
+	atomic_t pending;
+	mempool_t io_pool;
+	struct task_struct *resync;
+	wait_queue_head_t resync_wait;
+	struct dst_resync *rs;
+	u64 resync_cursor;
+	atomic64_t resync_bytes;
+};
+
+/* Legs and their dirty regions: mirror_state.c */
+struct dst_leg *dst_leg_alloc(struct dst_mirror *ms, struct dst_node *node,
+			      enum dst_sync_state sync);
+void dst_leg_publish(struct dst_mirror *ms, struct dst_leg *leg);
+void dst_leg_free(struct dst_leg *leg);
+void dst_leg_mark(struct dst_mirror *ms, struct dst_leg *leg,
+		  sector_t sector, unsigned int sectors);
+bool dst_leg_clean(struct dst_mirror *ms, struct dst_leg *leg,
+		   sector_t sector, unsigned int sectors);
+void dst_leg_fail(struct dst_mirror *ms, struct dst_leg *leg,
+		  const char *what);
+void dst_leg_put_inflight(struct dst_leg *leg);
+unsigned int dst_mirror_nr_in_sync(struct dst_mirror *ms);
+int dst_mirror_fill_storage(struct sk_buff *skb, struct dst_storage *st);
+int dst_mirror_fill_node(struct sk_buff *skb, struct dst_node *node);
+extern const struct attribute_group dst_mirror_storage_group;
+extern const struct attribute_group dst_mirror_node_group;
+
+/* The background copy: mirror_resync.c */
+int dst_resync_start(struct dst_mirror *ms);
+void dst_resync_stop(struct dst_mirror *ms);
+
+/* Writes held by the resync window go out again through this. */
+void dst_mirror_write(struct dst_mirror *ms, struct bio *bio);
+
+#endif /* _DST_MIRROR_H */

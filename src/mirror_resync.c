@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dst: distributed storage - resync of a mirror: a thread per running
+ * mirror copies the dirty regions of resyncing legs from a leg in sync.
+ *
+ * A region is copied inside a window: writes to it wait until the copy is
+ * done, and the copy starts only when the writes that were in flight when
+ * the window opened have completed.  So no write can land on a leg before
+ * the older data that resync read for the same region, the race that the
+ * seed's per-chunk check of its backlog is about.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/kthread.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+
+#include "mirror.h"
+
+#define DST_RESYNC_PIECE	SZ_256K
+#define DST_RESYNC_PAGES	(DST_RESYNC_PIECE >> PAGE_SHIFT)
+
+/**
+ * struct dst_resync - the buffers of the resync thread
+ * @ms:		the mirror
+ * @pages:	a piece of a region, read from the source
+ * @vecs:	a bio_vec table per leg slot
+ * @bios:	a bio per leg slot
+ * @status:	their answers
+ * @pending:	bios in flight, +1 while sending
+ * @done:	all answered
+ */
+struct dst_resync {
+	struct dst_mirror *ms;
+	struct page *pages[DST_RESYNC_PAGES];
+	struct bio_vec vecs[DST_MIRROR_MAX_LEGS][DST_RESYNC_PAGES];
+	struct bio bios[DST_MIRROR_MAX_LEGS];
+	blk_status_t status[DST_MIRROR_MAX_LEGS];
+	atomic_t pending;
+	struct completion done;
+};
+
+static void dst_resync_endio(struct bio *bio)
+{
+	struct dst_resync *rs = bio->bi_private;
+
+	rs->status[bio - rs->bios] = bio->bi_status;
+	if (atomic_dec_and_test(&rs->pending))
+		complete(&rs->done);
+}
+
+/*
+ * Read (from one leg) or write (to each leg of @legs) @len bytes at
+ * @sector through the buffer, and wait.  Returns the legs that failed.
+ */
+static unsigned long dst_resync_io(struct dst_resync *rs, unsigned long legs,
+				   enum req_op op, sector_t sector,
+				   unsigned int len)
+{
+	unsigned int i, p, n = DIV_ROUND_UP(len, PAGE_SIZE);
+	unsigned long failed = 0;
+	struct dst_leg *leg;
+	struct bio *bio;
+
+	reinit_completion(&rs->done);
+	atomic_set(&rs->pending, 1);
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS) {
+		leg = rs->ms->legs[i];
+		bio = &rs->bios[i];
+		bio_init(bio, NULL, rs->vecs[i], DST_RESYNC_PAGES, op);
+		bio->bi_iter.bi_sector = sector;
+		for (p = 0; p < n; p++)
+			__bio_add_page(bio, rs->pages[p],
+				       min_t(unsigned int, PAGE_SIZE,
+					     len - p * PAGE_SIZE), 0);
+		bio->bi_end_io = dst_resync_endio;
+		bio->bi_private = rs;
+		atomic_inc(&leg->inflight);
+		atomic_inc(&rs->pending);
+		dst_node_submit(leg->node, bio);
+	}
+	if (!atomic_dec_and_test(&rs->pending))
+		wait_for_completion_io(&rs->done);
+
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS) {
+		if (rs->status[i])
+			__set_bit(i, &failed);
+		bio_uninit(&rs->bios[i]);
+		dst_leg_put_inflight(rs->ms->legs[i]);
+	}
+	return failed;
+}
+
+/* How far @r is after the cursor, going round. */
+static u64 dst_resync_ahead(struct dst_mirror *ms, u64 r)
+{
+	return r >= ms->resync_cursor ? r - ms->resync_cursor :
+					r + ms->nr_regions - ms->resync_cursor;
+}
+
+/* The next region that a resyncing leg needs, from the cursor on; lock held. */
+static u64 dst_resync_next(struct dst_mirror *ms)
+{
+	u64 r, best = DST_NO_REGION;
+	struct dst_leg *leg;
+	unsigned int i;
+
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		if (leg->sync != DST_SYNC_RESYNCING || !leg->nr_dirty)
+			continue;
+		r = find_next_bit(leg->dirty, ms->nr_regions, ms->resync_cursor);
+		if (r >= ms->nr_regions)
+			r = find_first_bit(leg->dirty, ms->nr_regions);
+		if (best == DST_NO_REGION ||
+		    dst_resync_ahead(ms, r) < dst_resync_ahead(ms, best))
+			best = r;
+	}
+	return best;
+}
+
+/* The leg in sync with the fewest I/Os in flight; lock held. */
+static struct dst_leg *dst_resync_source(struct dst_mirror *ms)
+{
+	struct dst_leg *leg, *best = NULL;
+	unsigned int i;
+
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		if (leg->sync == DST_SYNC_IN_SYNC &&
+		    (!best || atomic_read(&leg->inflight) <
+			      atomic_read(&best->inflight)))
+			best = leg;
+	}
+	return best;
+}
+
+static bool dst_resync_drained(struct dst_mirror *ms, unsigned int epoch)
+{
+	bool drained;
+
+	spin_lock_irq(&ms->lock);
+	drained = !ms->writes[epoch];
+	spin_unlock_irq(&ms->lock);
+	return drained;
+}
+
+/* Fail the legs of @legs after a failed @what; lock not held. */
+static void dst_resync_fail(struct dst_mirror *ms, unsigned long legs,
+			    const char *what)
+{
+	unsigned int i;
+
+	spin_lock_irq(&ms->lock);
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS)
+		dst_leg_fail(ms, ms->legs[i], what);
+	spin_unlock_irq(&ms->lock);
+}
+
+/* Copy @region to the resyncing legs that have it dirty. */
+static void dst_resync_region(struct dst_resync *rs, u64 region)
+{
+	struct dst_mirror *ms = rs->ms;
+	sector_t start = region << ms->region_shift, sector, end;
+	unsigned long targets = 0, failed;
+	struct bio_list deferred;
+	struct dst_leg *src, *leg;
+	unsigned int i, len, epoch;
+	bool copied = true;
+	struct bio *bio;
+
+	end = min_t(sector_t, start + (1ULL << ms->region_shift), ms->sectors);
+
+	spin_lock_irq(&ms->lock);
+	src = dst_resync_source(ms);
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		if (leg->sync == DST_SYNC_RESYNCING && test_bit(region, leg->dirty))
+			__set_bit(i, &targets);
+	}
+	ms->window = region;
+	epoch = ms->epoch;
+	ms->epoch ^= 1;
+	spin_unlock_irq(&ms->lock);
+	ms->resync_cursor = region + 1 < ms->nr_regions ? region + 1 : 0;
+
+	wait_event(ms->drain, dst_resync_drained(ms, epoch));
+
+	for (sector = start; sector < end && targets; sector += len >> SECTOR_SHIFT) {
+		len = min_t(sector_t, end - sector,
+			    DST_RESYNC_PIECE >> SECTOR_SHIFT) << SECTOR_SHIFT;
+		if (dst_resync_io(rs, BIT(src->idx), REQ_OP_READ, sector, len)) {
+			dst_resync_fail(ms, BIT(src->idx), "resync read");
+			/* The last leg in sync cannot feed the others. */
+			if (READ_ONCE(src->sync) == DST_SYNC_IN_SYNC)
+				dst_resync_fail(ms, targets, "resync: no source");
+			copied = false;
+			break;
+		}
+		failed = dst_resync_io(rs, targets, REQ_OP_WRITE, sector, len);
+		if (failed) {
+			dst_resync_fail(ms, failed, "resync write");
+			targets &= ~failed;
+		}
+	}
+
+	spin_lock_irq(&ms->lock);
+	for_each_set_bit(i, &targets, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		if (!copied || leg->sync != DST_SYNC_RESYNCING)
+			continue;
+		if (__test_and_clear_bit(region, leg->dirty))
+			leg->nr_dirty--;
+		if (!leg->nr_dirty) {
+			leg->sync = DST_SYNC_IN_SYNC;
+			pr_info("%s: node%u in sync\n", ms->st->name,
+				leg->node->id);
+		}
+	}
+	ms->window = DST_NO_REGION;
+	deferred = ms->deferred;
+	bio_list_init(&ms->deferred);
+	spin_unlock_irq(&ms->lock);
+
+	if (copied && targets)
+		atomic64_add((u64)(end - start) << SECTOR_SHIFT,
+			     &ms->resync_bytes);
+	while ((bio = bio_list_pop(&deferred)))
+		dst_mirror_write(ms, bio);
+}
+
+static bool dst_resync_wanted(struct dst_mirror *ms)
+{
+	bool wanted;
+
+	spin_lock_irq(&ms->lock);
+	wanted = dst_resync_next(ms) != DST_NO_REGION &&
+		 dst_resync_source(ms);
+	spin_unlock_irq(&ms->lock);
+	return wanted;
+}
+
+static int dst_resync_thread(void *data)
+{
+	struct dst_resync *rs = data;
+	struct dst_mirror *ms = rs->ms;
+	unsigned int noio = memalloc_noio_save();
+	u64 region;
+
+	while (!kthread_should_stop()) {
+		if (kthread_should_park()) {
+			kthread_parkme();
+			continue;
+		}
+		spin_lock_irq(&ms->lock);
+		region = dst_resync_source(ms) ? dst_resync_next(ms) :
+						 DST_NO_REGION;
+		spin_unlock_irq(&ms->lock);
+		if (region == DST_NO_REGION) {
+			wait_event_interruptible(ms->resync_wait,
+						 dst_resync_wanted(ms) ||
+						 kthread_should_stop() ||
+						 kthread_should_park());
+			continue;
+		}
+		dst_resync_region(rs, region);
+		cond_resched();
+	}
+	memalloc_noio_restore(noio);
+	return 0;
+}
+
+static void dst_resync_free(struct dst_resync *rs)
+{
+	unsigned int p;
+
+	for (p = 0; p < DST_RESYNC_PAGES; p++)
+		if (rs->pages[p])
+			__free_page(rs->pages[p]);
+	kvfree(rs);
+}
+
+int dst_resync_start(struct dst_mirror *ms)
+{
+	struct dst_resync *rs;
+	unsigned int p;
+
+	rs = kvzalloc(sizeof(*rs), GFP_KERNEL);
+	if (!rs)
+		return -ENOMEM;
+	rs->ms = ms;
+	init_completion(&rs->done);
+	for (p = 0; p < DST_RESYNC_PAGES; p++) {
+		rs->pages[p] = alloc_page(GFP_KERNEL);
+		if (!rs->pages[p]) {
+			dst_resync_free(rs);
+			return -ENOMEM;
+		}
+	}
+	ms->resync = kthread_run(dst_resync_thread, rs, "dst%u_resync",
+				 ms->st->id);
+	if (IS_ERR(ms->resync)) {
+		dst_resync_free(rs);
+		return PTR_ERR(ms->resync);
+	}
+	ms->rs = rs;
+	return 0;
+}
+
+void dst_resync_stop(struct dst_mirror *ms)
+{
+	kthread_stop(ms->resync);
+	dst_resync_free(ms->rs);
+}

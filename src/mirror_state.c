@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dst: distributed storage - the legs of a running mirror: their sync
+ * state and dirty-region bitmaps, and how sysfs and netlink show them.
+ *
+ * A region is storage.chunk_size bytes.  A leg in sync holds every
+ * acknowledged write.  A leg out of sync gets no I/O; every write marks
+ * its regions dirty on it.  A resyncing leg gets writes, serves reads
+ * from its clean regions, and its dirty regions are copied to it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/blkdev.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include <net/netlink.h>
+
+#include "mirror.h"
+
+static const char *const dst_sync_names[] = {
+	[DST_SYNC_IN_SYNC] = "in-sync",
+	[DST_SYNC_OUT_OF_SYNC] = "out-of-sync",
+	[DST_SYNC_RESYNCING] = "resyncing",
+};
+
+/* A leg for @node; a resyncing one starts with every region dirty. */
+struct dst_leg *dst_leg_alloc(struct dst_mirror *ms, struct dst_node *node,
+			      enum dst_sync_state sync)
+{
+	struct dst_leg *leg;
+
+	leg = kzalloc(sizeof(*leg), GFP_KERNEL);
+	if (!leg)
+		return NULL;
+	leg->dirty = kvcalloc(BITS_TO_LONGS(ms->nr_regions),
+			      sizeof(unsigned long), GFP_KERNEL);
+	if (!leg->dirty) {
+		kfree(leg);
+		return NULL;
+	}
+	leg->node = node;
+	leg->sync = sync;
+	if (sync == DST_SYNC_RESYNCING) {
+		bitmap_set(leg->dirty, 0, ms->nr_regions);
+		leg->nr_dirty = ms->nr_regions;
+	}
+	atomic_set(&leg->inflight, 0);
+	leg->nonrot = !node->bdev || bdev_nonrot(node->bdev);
+	return leg;
+}
+
+/* Put @leg in a free slot, where I/O finds it. */
+void dst_leg_publish(struct dst_mirror *ms, struct dst_leg *leg)
+{
+	unsigned int i;
+
+	spin_lock_irq(&ms->lock);
+	for (i = 0; i < DST_MIRROR_MAX_LEGS; i++) {
+		if (!ms->legs[i]) {
+			leg->idx = i;
+			ms->legs[i] = leg;
+			__set_bit(i, &ms->present);
+			break;
+		}
+	}
+	spin_unlock_irq(&ms->lock);
+	leg->node->priv = leg;
+}
+
+void dst_leg_free(struct dst_leg *leg)
+{
+	leg->node->priv = NULL;
+	kvfree(leg->dirty);
+	kfree(leg);
+}
+
+static u64 dst_region(struct dst_mirror *ms, sector_t sector)
+{
+	return sector >> ms->region_shift;
+}
+
+/* Mark the regions of @sectors at @sector dirty on @leg; lock held. */
+void dst_leg_mark(struct dst_mirror *ms, struct dst_leg *leg,
+		  sector_t sector, unsigned int sectors)
+{
+	u64 r, last;
+
+	lockdep_assert_held(&ms->lock);
+
+	if (!sectors)
+		return;
+	last = dst_region(ms, sector + sectors - 1);
+	for (r = dst_region(ms, sector); r <= last; r++)
+		if (!__test_and_set_bit(r, leg->dirty))
+			leg->nr_dirty++;
+}
+
+/* Whether no region of @sectors at @sector is dirty on @leg; lock held. */
+bool dst_leg_clean(struct dst_mirror *ms, struct dst_leg *leg,
+		   sector_t sector, unsigned int sectors)
+{
+	u64 first = dst_region(ms, sector), last;
+
+	lockdep_assert_held(&ms->lock);
+
+	if (!leg->nr_dirty)
+		return true;
+	last = sectors ? dst_region(ms, sector + sectors - 1) : first;
+	return find_next_bit(leg->dirty, last + 1, first) > last;
+}
+
+unsigned int dst_mirror_nr_in_sync(struct dst_mirror *ms)
+{
+	struct dst_leg *leg;
+	unsigned int i, n = 0;
+
+	lockdep_assert_held(&ms->lock);
+
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		n += leg->sync == DST_SYNC_IN_SYNC;
+	}
+	return n;
+}
+
+/*
+ * @leg failed @what: it goes out of sync, unless it is the last leg in
+ * sync, which is kept, as md keeps the last working disk of a raid1.
+ * The caller marks the regions it failed; lock held.
+ */
+void dst_leg_fail(struct dst_mirror *ms, struct dst_leg *leg,
+		  const char *what)
+{
+	lockdep_assert_held(&ms->lock);
+
+	if (leg->sync == DST_SYNC_OUT_OF_SYNC)
+		return;
+	if (leg->sync == DST_SYNC_IN_SYNC && dst_mirror_nr_in_sync(ms) == 1) {
+		pr_warn_ratelimited("%s: node%u failed a %s; kept, it is the last leg in sync\n",
+				    ms->st->name, leg->node->id, what);
+		return;
+	}
+	leg->sync = DST_SYNC_OUT_OF_SYNC;
+	pr_warn("%s: node%u out of sync after a failed %s\n", ms->st->name,
+		leg->node->id, what);
+}
+
+/* An I/O of @leg is answered; the leg may be freed once this returns. */
+void dst_leg_put_inflight(struct dst_leg *leg)
+{
+	if (atomic_dec_and_test(&leg->inflight))
+		wake_up_var(&leg->inflight);
+}
+
+int dst_mirror_fill_storage(struct sk_buff *skb, struct dst_storage *st)
+{
+	struct dst_mirror *ms = st->priv;
+
+	return nla_put_u64_64bit(skb, DST_STORAGE_A_RESYNC_BYTES,
+				 atomic64_read(&ms->resync_bytes),
+				 DST_STORAGE_A_PAD);
+}
+
+int dst_mirror_fill_node(struct sk_buff *skb, struct dst_node *node)
+{
+	struct dst_mirror *ms = node->st->priv;
+	struct dst_leg *leg = node->priv;
+	enum dst_sync_state sync;
+	u64 dirty;
+
+	spin_lock_irq(&ms->lock);
+	sync = leg->sync;
+	dirty = leg->nr_dirty;
+	spin_unlock_irq(&ms->lock);
+
+	if (nla_put_u32(skb, DST_NODE_A_SYNC, sync) ||
+	    nla_put_u64_64bit(skb, DST_NODE_A_REGIONS, ms->nr_regions,
+			      DST_NODE_A_PAD) ||
+	    nla_put_u64_64bit(skb, DST_NODE_A_DIRTY, dirty, DST_NODE_A_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* sysfs: dst/{chunk_size,resync_bytes}, dst/nodeN/{sync,...,chunks} */
+
+static ssize_t chunk_size_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", dst_kobj_storage(kobj)->chunk_size);
+}
+
+static ssize_t resync_bytes_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	struct dst_mirror *ms = dst_kobj_storage(kobj)->priv;
+
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&ms->resync_bytes));
+}
+
+static struct kobj_attribute dst_attr_chunk_size = __ATTR_RO(chunk_size);
+static struct kobj_attribute dst_attr_resync_bytes = __ATTR_RO(resync_bytes);
+
+static struct attribute *dst_mirror_storage_attrs[] = {
+	&dst_attr_chunk_size.attr,
+	&dst_attr_resync_bytes.attr,
+	NULL,
+};
+
+const struct attribute_group dst_mirror_storage_group = {
+	.attrs = dst_mirror_storage_attrs,
+};
+
+static ssize_t sync_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	struct dst_leg *leg = dst_kobj_node(kobj)->priv;
+
+	return sysfs_emit(buf, "%s\n", dst_sync_names[READ_ONCE(leg->sync)]);
+}
+
+static ssize_t regions_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct dst_mirror *ms = dst_kobj_node(kobj)->st->priv;
+
+	return sysfs_emit(buf, "%llu\n", ms->nr_regions);
+}
+
+static ssize_t dirty_regions_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	struct dst_leg *leg = dst_kobj_node(kobj)->priv;
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(leg->nr_dirty));
+}
+
+/*
+ * The seed's view of the bitmap: one character per region, '+' in sync,
+ * '-' dirty.  When there are more regions than fit in a page, a character
+ * stands for several, and is '-' if any of them is dirty.  A snapshot
+ * taken without the lock.
+ */
+static ssize_t chunks_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	struct dst_node *node = dst_kobj_node(kobj);
+	struct dst_mirror *ms = node->st->priv;
+	struct dst_leg *leg = node->priv;
+	u64 per, r, end;
+	ssize_t len = 0;
+
+	per = max_t(u64, 1, DIV_ROUND_UP_ULL(ms->nr_regions, PAGE_SIZE - 2));
+	for (r = 0; r < ms->nr_regions; r += per) {
+		end = min(r + per, ms->nr_regions);
+		buf[len++] = find_next_bit(leg->dirty, end, r) < end ? '-' : '+';
+	}
+	buf[len++] = '\n';
+	return len;
+}
+
+static struct kobj_attribute dst_attr_sync = __ATTR_RO(sync);
+static struct kobj_attribute dst_attr_regions = __ATTR_RO(regions);
+static struct kobj_attribute dst_attr_dirty_regions = __ATTR_RO(dirty_regions);
+static struct kobj_attribute dst_attr_chunks = __ATTR_RO(chunks);
+
+static struct attribute *dst_mirror_node_attrs[] = {
+	&dst_attr_sync.attr,
+	&dst_attr_regions.attr,
+	&dst_attr_dirty_regions.attr,
+	&dst_attr_chunks.attr,
+	NULL,
+};
+
+const struct attribute_group dst_mirror_node_group = {
+	.attrs = dst_mirror_node_attrs,
+};
