@@ -2,21 +2,26 @@
 /*
  * dstadm: administration of dst storages - the command table.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "dstadm.h"
 
 const struct command dstadm_commands[] = {
-	{ "create",  cmd_create,  "NAME --alg ALG",	"create a storage" },
+	{ "create",  cmd_create,  "NAME --alg linear|mirror [--chunk-size SIZE]",
+	  "create a storage" },
 	{ "delete",  cmd_delete,  "NAME",		"delete a storage" },
 	{ "add",     cmd_add,     "NAME remote ADDR:PORT [--timeout SECONDS] | NAME local PATH",
-	  "add a node to a stopped storage" },
-	{ "start",   cmd_start,   "NAME",		"start a storage: make its /dev/dstN" },
+	  "add a node to a storage; prints its name" },
+	{ "remove",  cmd_remove,  "NAME NODE",		"remove a node from a storage" },
+	{ "start",   cmd_start,   "NAME [--assume-clean]",
+	  "start a storage: make its /dev/dstN" },
 	{ "stop",    cmd_stop,    "NAME",		"stop a storage: remove its /dev/dstN" },
 	{ "import",  cmd_import,  "NAME --remote ADDR:PORT [--timeout SECONDS]",
 	  "make a remote export a local disk (create, add, start)" },
@@ -184,6 +189,54 @@ int parse_timeout(const char *cmd, const char *s, uint32_t *timeout)
 bad:
 	return usage_error(cmd, "invalid timeout '%s': seconds from 1 to %u",
 			   s, DSTADM_MAX_TIMEOUT);
+}
+
+int parse_size(const char *s, uint64_t *bytes)
+{
+	static const char suffixes[] = "KMGT";
+	unsigned long long v;
+	const char *p;
+	char *end;
+	int shift = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end) {
+		p = strchr(suffixes, toupper((unsigned char)*end));
+		if (!p)
+			return -1;
+		shift = 10 * (int)(p - suffixes + 1);
+		end++;
+		if (!strcasecmp(end, "iB") || !strcasecmp(end, "B"))
+			end += strlen(end);
+		if (*end)
+			return -1;
+	}
+	if (v > UINT64_MAX >> shift)
+		return -1;
+	*bytes = (uint64_t)v << shift;
+	return 0;
+}
+
+int parse_node_id(const char *s, uint32_t *id)
+{
+	unsigned long v;
+	char *end;
+
+	if (!strncmp(s, "node", 4))
+		s += 4;
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > UINT32_MAX)
+		return -1;
+	*id = (uint32_t)v;
+	return 0;
 }
 
 /* An ADDR:PORT argument, for option or argument @what. */

@@ -44,6 +44,7 @@ int cmd_delete(int argc, char *argv[]);
 int cmd_start(int argc, char *argv[]);
 int cmd_stop(int argc, char *argv[]);
 int cmd_add(int argc, char *argv[]);
+int cmd_remove(int argc, char *argv[]);
 int cmd_import(int argc, char *argv[]);
 int cmd_export(int argc, char *argv[]);
 int cmd_unexport(int argc, char *argv[]);
@@ -60,6 +61,20 @@ struct create_opts {
 	bool help;
 	const char *name;
 	const char *alg;
+	uint32_t chunk_size;		/* 0: not given */
+};
+
+struct start_opts {
+	bool help;
+	bool assume_clean;
+	const char *name;
+};
+
+struct remove_opts {
+	bool help;
+	const char *name;
+	const char *node;		/* as given */
+	uint32_t id;
 };
 
 struct delete_opts {
@@ -73,7 +88,7 @@ struct status_opts {
 	const char *name;
 };
 
-/* start, stop, unexport: just a name. */
+/* stop, unexport: just a name. */
 struct name_opts {
 	bool help;
 	const char *name;
@@ -115,16 +130,24 @@ struct export_opts {
 int create_parse(int argc, char *argv[], struct create_opts *o);
 int delete_parse(int argc, char *argv[], struct delete_opts *o);
 int status_parse(int argc, char *argv[], struct status_opts *o);
-int start_parse(int argc, char *argv[], struct name_opts *o);
+int start_parse(int argc, char *argv[], struct start_opts *o);
 int stop_parse(int argc, char *argv[], struct name_opts *o);
 int unexport_parse(int argc, char *argv[], struct name_opts *o);
 int add_parse(int argc, char *argv[], struct add_opts *o);
+int remove_parse(int argc, char *argv[], struct remove_opts *o);
 int import_parse(int argc, char *argv[], struct import_opts *o);
 int export_parse(int argc, char *argv[], struct export_opts *o);
 int bad_option(const char *cmd, int c, char *argv[]);
 int name_parse(const char *cmd, const char *what, int argc, char *argv[],
 	       bool *help, const char **name);
 int parse_timeout(const char *cmd, const char *s, uint32_t *timeout);
+/*
+ * A size in bytes: decimal digits with an optional binary suffix K, M, G,
+ * T (or KiB, MiB, ...; any case).  0, or -1 if malformed or over 2^64-1.
+ */
+int parse_size(const char *s, uint64_t *bytes);
+/* A node: "nodeN" or "N".  0, or -1 if malformed. */
+int parse_node_id(const char *s, uint32_t *id);
 int parse_addr_arg(const char *cmd, const char *what, const char *s,
 		   struct sockaddr_storage *ss, socklen_t *len);
 
@@ -159,6 +182,10 @@ struct node_info {
 	uint64_t size;
 	uint64_t read_bytes;
 	uint64_t write_bytes;
+	bool has_sync;			/* a leg of a running mirror: */
+	uint32_t sync;			/* enum dst_sync_state */
+	uint64_t regions;		/* of the mirror's bitmap */
+	uint64_t dirty;			/* regions this leg lacks */
 	struct sockaddr_storage addr;	/* remote */
 	socklen_t addr_len;
 	char path[PATH_MAX];		/* local */
@@ -171,6 +198,9 @@ struct storage_info {
 	uint32_t id;
 	uint32_t state;
 	uint64_t size;
+	uint32_t chunk_size;		/* 0: the algorithm has none */
+	bool has_resync;		/* running mirror: */
+	uint64_t resync_bytes;		/* copied by resync since start */
 	struct node_info *nodes;	/* malloc()ed; storage_info_free() */
 	size_t nnodes;
 };
@@ -219,10 +249,21 @@ void storage_list_free(struct storage_list *l);
 const char *storage_state_name(uint32_t state);
 const char *node_type_name(uint32_t type);
 const char *node_state_name(uint32_t state);
-void status_print_text(FILE *f, const struct storage_info *si, size_t n,
-		       const struct export_info *ei, size_t ne);
-int status_print_json(FILE *f, const struct storage_info *si, size_t n,
-		      const struct export_info *ei, size_t ne);
+const char *sync_state_name(uint32_t sync);
+/* How much of a mirror leg is in sync, in percent rounded down. */
+unsigned int sync_percent(const struct node_info *ni);
+
+/* What status shows: all storages and exports the kernel has. */
+struct status_set {
+	const struct storage_info *si;
+	size_t n;
+	const struct export_info *ei;
+	size_t ne;
+};
+
+/* Print @set, or only the storage and export called @name if not NULL. */
+void status_print_text(FILE *f, const struct status_set *set, const char *name);
+int status_print_json(FILE *f, const struct status_set *set, const char *name);
 void format_size(char *buf, size_t len, uint64_t bytes);
 
 #endif /* DSTADM_H */

@@ -105,14 +105,24 @@ struct nlmsghdr *dst_nl_msg(struct dst_nl *nl, uint8_t cmd, uint16_t flags)
 }
 
 int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
-		       const char *name, const char *alg)
+		       const char *name, const struct storage_args *args)
 {
+	static const struct storage_args none;
+	const size_t size = sizeof(nl->buf);
 	struct nlattr *nest;
 
-	nest = mnl_attr_nest_start_check(nlh, sizeof(nl->buf), DST_A_STORAGE);
+	if (!args)
+		args = &none;
+	nest = mnl_attr_nest_start_check(nlh, size, DST_A_STORAGE);
 	if (!nest ||
-	    !mnl_attr_put_strz_check(nlh, sizeof(nl->buf), DST_STORAGE_A_NAME, name) ||
-	    (alg && !mnl_attr_put_strz_check(nlh, sizeof(nl->buf), DST_STORAGE_A_ALG, alg))) {
+	    !mnl_attr_put_strz_check(nlh, size, DST_STORAGE_A_NAME, name) ||
+	    (args->alg &&
+	     !mnl_attr_put_strz_check(nlh, size, DST_STORAGE_A_ALG, args->alg)) ||
+	    (args->chunk_size &&
+	     !mnl_attr_put_u32_check(nlh, size, DST_STORAGE_A_CHUNK_SIZE,
+				     args->chunk_size)) ||
+	    (args->assume_clean &&
+	     !mnl_attr_put_check(nlh, size, DST_STORAGE_A_ASSUME_CLEAN, 0, ""))) {
 		fprintf(stderr, "%s: argument too long\n", PROG);
 		return -1;
 	}

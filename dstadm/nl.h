@@ -27,12 +27,19 @@ void dst_nl_close(struct dst_nl *nl);
 /* Start a request for @cmd in nl->buf; @flags beyond NLM_F_REQUEST. */
 struct nlmsghdr *dst_nl_msg(struct dst_nl *nl, uint8_t cmd, uint16_t flags);
 
+/* What a storage request may carry besides the name; 0/NULL: not given. */
+struct storage_args {
+	const char *alg;
+	uint32_t chunk_size;
+	bool assume_clean;
+};
+
 /*
- * Put a DST_A_STORAGE nest naming a storage and, if not NULL, its
- * algorithm.  Prints the error and returns -1 if they do not fit.
+ * Put a DST_A_STORAGE nest naming a storage, with @args if not NULL.
+ * Prints the error and returns -1 if they do not fit.
  */
 int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
-		       const char *name, const char *alg);
+		       const char *name, const struct storage_args *args);
 
 /*
  * Put a DST_A_NODE nest: @type, and @addr (remote) or @path (local), and

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dstadm: add nodes to storages.
+ * dstadm: add nodes to storages and remove them.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/genetlink.h>
 
 #include "dstadm.h"
 #include "nl.h"
@@ -70,8 +71,29 @@ int add_parse(int argc, char *argv[], struct add_opts *o)
 	return EXIT_OK;
 }
 
+/* The id in the reply to DST_CMD_NODE_ADD: DST_A_NODE { ID }, if there. */
+static int node_id_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *attr, *inner;
+	uint32_t *id = data;
+
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(attr) != DST_A_NODE)
+			continue;
+		mnl_attr_for_each_nested(inner, attr) {
+			if (mnl_attr_get_type(inner) != DST_NODE_A_ID)
+				continue;
+			if (mnl_attr_validate(inner, MNL_TYPE_U32) < 0)
+				break;
+			*id = mnl_attr_get_u32(inner);
+		}
+	}
+	return MNL_CB_OK;
+}
+
 int cmd_add(int argc, char *argv[])
 {
+	uint32_t id = UINT32_MAX;
 	struct nlmsghdr *nlh;
 	struct add_opts o;
 	struct dst_nl nl;
@@ -90,8 +112,78 @@ int cmd_add(int argc, char *argv[])
 			    o.type == DST_NODE_REMOTE ? &o.addr : NULL,
 			    o.addr_len, o.path, o.timeout) < 0)
 		goto out;
-	if (dst_nl_request(&nl, nlh, NULL, NULL) < 0) {
+	if (dst_nl_request(&nl, nlh, node_id_cb, &id) < 0) {
 		dst_nl_perror(&nl, "storage '%s': node %s", o.name, o.target);
+		goto out;
+	}
+	if (id == UINT32_MAX) {
+		fprintf(stderr, "%s: storage '%s': node %s added, but the reply has no node id\n",
+			PROG, o.name, o.target);
+		goto out;
+	}
+	printf("node%u\n", id);
+	ret = EXIT_OK;
+out:
+	dst_nl_close(&nl);
+	return ret;
+}
+
+static const struct option remove_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int remove_parse(int argc, char *argv[], struct remove_opts *o)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", remove_options, NULL)) != -1) {
+		if (c != 'h')
+			return bad_option("remove", c, argv);
+		o->help = true;
+		print_command_usage(stdout, find_command("remove"));
+		return EXIT_OK;
+	}
+	if (optind >= argc)
+		return usage_error("remove", "missing storage name");
+	if (optind + 1 >= argc)
+		return usage_error("remove", "missing node (nodeN or N, see status)");
+	if (optind + 2 < argc)
+		return usage_error("remove", "unexpected argument '%s'", argv[optind + 2]);
+	o->name = argv[optind];
+	o->node = argv[optind + 1];
+	if (parse_node_id(o->node, &o->id) < 0)
+		return usage_error("remove", "invalid node '%s': nodeN or N, see status",
+				   o->node);
+	return EXIT_OK;
+}
+
+int cmd_remove(int argc, char *argv[])
+{
+	struct nlmsghdr *nlh;
+	struct remove_opts o;
+	struct nlattr *nest;
+	struct dst_nl nl;
+	int ret;
+
+	ret = remove_parse(argc, argv, &o);
+	if (ret || o.help)
+		return ret;
+	if (dst_nl_open(&nl) < 0)
+		return EXIT_FAIL;
+
+	ret = EXIT_FAIL;
+	nlh = dst_nl_msg(&nl, DST_CMD_NODE_DEL, 0);
+	if (dst_nl_put_storage(&nl, nlh, o.name, NULL) < 0)
+		goto out;
+	nest = mnl_attr_nest_start(nlh, DST_A_NODE);
+	mnl_attr_put_u32(nlh, DST_NODE_A_ID, o.id);
+	mnl_attr_nest_end(nlh, nest);
+	if (dst_nl_request(&nl, nlh, NULL, NULL) < 0) {
+		dst_nl_perror(&nl, "storage '%s': remove node%u", o.name, o.id);
 		goto out;
 	}
 	ret = EXIT_OK;

@@ -50,248 +50,6 @@ const char *node_state_name(uint32_t state)
 	return "unknown";
 }
 
-struct attr_table {
-	const struct nlattr **tb;
-	unsigned int max;
-};
-
-static int attr_table_cb(const struct nlattr *attr, void *data)
-{
-	const struct attr_table *t = data;
-
-	/* Attributes of a newer module are skipped, not misread. */
-	if (mnl_attr_type_valid(attr, t->max) < 0)
-		return MNL_CB_OK;
-	t->tb[mnl_attr_get_type(attr)] = attr;
-	return MNL_CB_OK;
-}
-
-/* Fill @tb[0..@max] from the attributes nested in @nest. */
-static int parse_nest(const struct nlattr *nest, const struct nlattr **tb,
-		      unsigned int max)
-{
-	struct attr_table t = { tb, max };
-
-	memset(tb, 0, (max + 1) * sizeof(*tb));
-	return mnl_attr_parse_nested(nest, attr_table_cb, &t) < 0 ? -1 : 0;
-}
-
-static int copy_str(char *dst, size_t len, const struct nlattr *attr)
-{
-	if (!attr || mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0 ||
-	    strlen(mnl_attr_get_str(attr)) >= len)
-		return -1;
-	strcpy(dst, mnl_attr_get_str(attr));
-	return 0;
-}
-
-/*
- * Read a u32 or u64 attribute into @v: -1 if it is missing but @required,
- * or malformed; left alone if it is missing and optional.
- */
-static int get_u32(const struct nlattr *attr, uint32_t *v, bool required)
-{
-	if (!attr)
-		return required ? -1 : 0;
-	if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
-		return -1;
-	*v = mnl_attr_get_u32(attr);
-	return 0;
-}
-
-static int get_u64(const struct nlattr *attr, uint64_t *v, bool required)
-{
-	if (!attr)
-		return required ? -1 : 0;
-	if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
-		return -1;
-	*v = mnl_attr_get_u64(attr);
-	return 0;
-}
-
-int sockaddr_attr_parse(const struct nlattr *attr, struct sockaddr_storage *ss,
-			socklen_t *len)
-{
-	uint16_t plen;
-	sa_family_t family;
-
-	if (!attr)
-		return -1;
-	plen = mnl_attr_get_payload_len(attr);
-	if (plen == sizeof(struct sockaddr_in))
-		family = AF_INET;
-	else if (plen == sizeof(struct sockaddr_in6))
-		family = AF_INET6;
-	else
-		return -1;
-	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, mnl_attr_get_payload(attr), plen);
-	if (ss->ss_family != family)
-		return -1;
-	*len = plen;
-	return 0;
-}
-
-int node_info_parse(const struct nlattr *nest, struct node_info *ni)
-{
-	const struct nlattr *tb[DST_NODE_A_MAX + 1];
-
-	memset(ni, 0, sizeof(*ni));
-	if (parse_nest(nest, tb, DST_NODE_A_MAX) < 0 ||
-	    get_u32(tb[DST_NODE_A_ID], &ni->id, true) ||
-	    get_u32(tb[DST_NODE_A_TYPE], &ni->type, true) ||
-	    get_u32(tb[DST_NODE_A_STATE], &ni->state, true) ||
-	    get_u32(tb[DST_NODE_A_INFLIGHT], &ni->inflight, false) ||
-	    get_u32(tb[DST_NODE_A_TIMEOUT], &ni->timeout, false) ||
-	    get_u64(tb[DST_NODE_A_SIZE], &ni->size, false) ||
-	    get_u64(tb[DST_NODE_A_READ_BYTES], &ni->read_bytes, false) ||
-	    get_u64(tb[DST_NODE_A_WRITE_BYTES], &ni->write_bytes, false))
-		return -1;
-	/* The node's target: required for the types known here. */
-	if ((tb[DST_NODE_A_ADDR] || ni->type == DST_NODE_REMOTE) &&
-	    sockaddr_attr_parse(tb[DST_NODE_A_ADDR], &ni->addr, &ni->addr_len) < 0)
-		return -1;
-	if ((tb[DST_NODE_A_PATH] || ni->type == DST_NODE_LOCAL) &&
-	    copy_str(ni->path, sizeof(ni->path), tb[DST_NODE_A_PATH]) < 0)
-		return -1;
-	return 0;
-}
-
-void storage_info_free(struct storage_info *si)
-{
-	free(si->nodes);
-	si->nodes = NULL;
-	si->nnodes = 0;
-}
-
-/* The DST_A_NODE nests of a DST_STORAGE_A_NODES nest. */
-static int nodes_parse(const struct nlattr *nodes, struct storage_info *si)
-{
-	const struct nlattr *attr;
-	size_t n = 0;
-
-	mnl_attr_for_each_nested(attr, nodes)
-		if (mnl_attr_get_type(attr) == DST_A_NODE)
-			n++;
-	if (!n)
-		return 0;
-	si->nodes = calloc(n, sizeof(*si->nodes));
-	if (!si->nodes)
-		return -1;
-	mnl_attr_for_each_nested(attr, nodes) {
-		if (mnl_attr_get_type(attr) != DST_A_NODE)
-			continue;
-		if (si->nnodes >= n ||
-		    node_info_parse(attr, &si->nodes[si->nnodes]) < 0)
-			return -1;
-		si->nnodes++;
-	}
-	return 0;
-}
-
-/* Fill @si from a DST_A_STORAGE nest; -1 if it is malformed. */
-int storage_info_parse(const struct nlattr *nest, struct storage_info *si)
-{
-	const struct nlattr *tb[DST_STORAGE_A_MAX + 1];
-
-	memset(si, 0, sizeof(*si));
-	if (parse_nest(nest, tb, DST_STORAGE_A_MAX) < 0 ||
-	    copy_str(si->name, sizeof(si->name), tb[DST_STORAGE_A_NAME]) ||
-	    copy_str(si->alg, sizeof(si->alg), tb[DST_STORAGE_A_ALG]) ||
-	    get_u32(tb[DST_STORAGE_A_ID], &si->id, true) ||
-	    get_u32(tb[DST_STORAGE_A_STATE], &si->state, true) ||
-	    get_u64(tb[DST_STORAGE_A_SIZE], &si->size, true))
-		return -1;
-	if (tb[DST_STORAGE_A_NODES] && nodes_parse(tb[DST_STORAGE_A_NODES], si) < 0) {
-		storage_info_free(si);
-		return -1;
-	}
-	return 0;
-}
-
-/* Fill @ei from a DST_A_EXPORT nest; -1 if it is malformed. */
-int export_info_parse(const struct nlattr *nest, struct export_info *ei)
-{
-	const struct nlattr *tb[DST_EXPORT_A_MAX + 1];
-
-	memset(ei, 0, sizeof(*ei));
-	if (parse_nest(nest, tb, DST_EXPORT_A_MAX) < 0 ||
-	    copy_str(ei->name, sizeof(ei->name), tb[DST_EXPORT_A_NAME]) ||
-	    copy_str(ei->device, sizeof(ei->device), tb[DST_EXPORT_A_DEVICE]) ||
-	    sockaddr_attr_parse(tb[DST_EXPORT_A_ADDR], &ei->addr, &ei->addr_len) ||
-	    get_u64(tb[DST_EXPORT_A_SIZE], &ei->size, false) ||
-	    get_u32(tb[DST_EXPORT_A_CLIENTS], &ei->clients, false) ||
-	    get_u64(tb[DST_EXPORT_A_REFUSED], &ei->refused, false))
-		return -1;
-	if (tb[DST_EXPORT_A_READ_ONLY]) {
-		if (mnl_attr_validate(tb[DST_EXPORT_A_READ_ONLY], MNL_TYPE_FLAG) < 0)
-			return -1;
-		ei->read_only = true;
-	}
-	return 0;
-}
-
-void storage_list_free(struct storage_list *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		storage_info_free(&l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
-int storage_list_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct storage_list *l = data;
-	const struct nlattr *attr;
-	struct storage_info *v;
-
-	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(attr) != DST_A_STORAGE)
-			continue;
-		if (l->n == l->cap) {
-			l->cap = l->cap ? 2 * l->cap : 16;
-			v = reallocarray(l->v, l->cap, sizeof(*v));
-			if (!v)
-				return MNL_CB_ERROR;
-			l->v = v;
-		}
-		if (storage_info_parse(attr, &l->v[l->n]) < 0) {
-			errno = EPROTO;
-			return MNL_CB_ERROR;
-		}
-		l->n++;
-	}
-	return MNL_CB_OK;
-}
-
-int export_list_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct export_list *l = data;
-	const struct nlattr *attr;
-	struct export_info *v;
-
-	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(attr) != DST_A_EXPORT)
-			continue;
-		if (l->n == l->cap) {
-			l->cap = l->cap ? 2 * l->cap : 8;
-			v = reallocarray(l->v, l->cap, sizeof(*v));
-			if (!v)
-				return MNL_CB_ERROR;
-			l->v = v;
-		}
-		if (export_info_parse(attr, &l->v[l->n]) < 0) {
-			errno = EPROTO;
-			return MNL_CB_ERROR;
-		}
-		l->n++;
-	}
-	return MNL_CB_OK;
-}
-
 void format_size(char *buf, size_t len, uint64_t bytes)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
@@ -316,54 +74,227 @@ static void addr_text(char *buf, size_t len, const struct sockaddr_storage *ss,
 		snprintf(buf, len, "?");
 }
 
-static void node_print_text(FILE *f, const struct node_info *ni)
+unsigned int sync_percent(const struct node_info *ni)
+{
+	if (!ni->regions)
+		return 100;
+	/* Rounded down: 100 only when nothing is dirty. */
+	return (unsigned int)((ni->regions - ni->dirty) * 100 / ni->regions);
+}
+
+static const char *const sync_states[] = {
+	[DST_SYNC_IN_SYNC] = "in-sync",
+	[DST_SYNC_OUT_OF_SYNC] = "out-of-sync",
+	[DST_SYNC_RESYNCING] = "resyncing",
+};
+
+const char *sync_state_name(uint32_t sync)
+{
+	if (sync < sizeof(sync_states) / sizeof(sync_states[0]) && sync_states[sync])
+		return sync_states[sync];
+	return "unknown";
+}
+
+/* Is @path the device of the running storage @si? */
+static bool is_storage_dev(const char *path, const struct storage_info *si)
+{
+	char dev[DST_NAME_MAX + 16];
+
+	if (si->state != DST_STORAGE_RUNNING)
+		return false;
+	snprintf(dev, sizeof(dev), "/dev/dst%u", si->id);
+	if (!strcmp(path, dev))
+		return true;
+	snprintf(dev, sizeof(dev), "/dev/dst/%s", si->name);
+	return !strcmp(path, dev);
+}
+
+/* The storage under the local node @ni, or NULL. */
+static const struct storage_info *node_child(const struct status_set *set,
+					     const struct node_info *ni)
+{
+	size_t i;
+
+	if (ni->type != DST_NODE_LOCAL)
+		return NULL;
+	for (i = 0; i < set->n; i++)
+		if (is_storage_dev(ni->path, &set->si[i]))
+			return &set->si[i];
+	return NULL;
+}
+
+/* Is @si a node of another storage of @set? */
+static bool is_nested(const struct status_set *set, const struct storage_info *si)
+{
+	size_t i, j;
+
+	for (i = 0; i < set->n; i++)
+		for (j = 0; j < set->si[i].nnodes; j++)
+			if (node_child(set, &set->si[i].nodes[j]) == si)
+				return true;
+	return false;
+}
+
+/*
+ * The text tree: each line starts with the prefix of its level, "  " per
+ * storage and "|    " or "     " per node above it.  Storages nest at most
+ * STATUS_MAX_DEPTH deep (a guard against cycles, not a real limit).
+ */
+#define STATUS_MAX_DEPTH	16
+
+struct tree_prefix {
+	char buf[STATUS_MAX_DEPTH * 8 + 8];
+	size_t len;
+};
+
+/* Append @s to @p; returns the old length for tree_pop(). */
+static size_t tree_push(struct tree_prefix *p, const char *s)
+{
+	size_t old = p->len, n = strlen(s);
+
+	if (p->len + n < sizeof(p->buf)) {
+		memcpy(p->buf + p->len, s, n + 1);
+		p->len += n;
+	}
+	return old;
+}
+
+static void tree_pop(struct tree_prefix *p, size_t len)
+{
+	p->len = len;
+	p->buf[len] = '\0';
+}
+
+static void storage_print_text(FILE *f, const struct status_set *set,
+			       const struct storage_info *si,
+			       struct tree_prefix *p, int depth);
+
+static void node_print_text(FILE *f, const struct status_set *set,
+			    const struct node_info *ni, struct tree_prefix *p,
+			    bool last, int depth)
 {
 	char addr[ADDR_STRLEN], size[32], rd[32], wr[32];
+	const struct storage_info *child;
+	const char *pfx = p->buf, *sub;
+	size_t old;
 
 	if (ni->type == DST_NODE_REMOTE) {
 		addr_text(addr, sizeof(addr), &ni->addr, ni->addr_len);
-		fprintf(f, "  node %u: remote %s\n", ni->id, addr);
+		fprintf(f, "%s%s node%u: remote %s\n", pfx, last ? "`-" : "|-",
+			ni->id, addr);
 	} else if (ni->type == DST_NODE_LOCAL) {
-		fprintf(f, "  node %u: local %s\n", ni->id, ni->path);
+		fprintf(f, "%s%s node%u: local %s\n", pfx, last ? "`-" : "|-",
+			ni->id, ni->path);
 	} else {
-		fprintf(f, "  node %u: %s\n", ni->id, node_type_name(ni->type));
+		fprintf(f, "%s%s node%u: %s\n", pfx, last ? "`-" : "|-", ni->id,
+			node_type_name(ni->type));
 	}
+	old = tree_push(p, last ? "     " : "|    ");
+	sub = p->buf;
 	format_size(size, sizeof(size), ni->size);
 	format_size(rd, sizeof(rd), ni->read_bytes);
 	format_size(wr, sizeof(wr), ni->write_bytes);
-	fprintf(f, "    state: %s\n", node_state_name(ni->state));
-	fprintf(f, "    size: %s\n", size);
-	fprintf(f, "    in flight: %u\n", ni->inflight);
-	fprintf(f, "    read: %s, written: %s\n", rd, wr);
+	fprintf(f, "%sstate: %s\n", sub, node_state_name(ni->state));
+	if (ni->has_sync) {
+		fprintf(f, "%ssync: %s", sub, sync_state_name(ni->sync));
+		if (ni->sync == DST_SYNC_RESYNCING)
+			fprintf(f, " %u%%", sync_percent(ni));
+		if (ni->dirty)
+			fprintf(f, " (%llu of %llu regions dirty)",
+				(unsigned long long)ni->dirty,
+				(unsigned long long)ni->regions);
+		fputc('\n', f);
+	}
+	fprintf(f, "%ssize: %s\n", sub, size);
+	fprintf(f, "%sin flight: %u\n", sub, ni->inflight);
+	fprintf(f, "%sread: %s, written: %s\n", sub, rd, wr);
+	child = node_child(set, ni);
+	if (child)
+		storage_print_text(f, set, child, p, depth + 1);
+	tree_pop(p, old);
 }
 
-void status_print_text(FILE *f, const struct storage_info *si, size_t n,
-		       const struct export_info *ei, size_t ne)
+static void storage_print_text(FILE *f, const struct status_set *set,
+			       const struct storage_info *si,
+			       struct tree_prefix *p, int depth)
+{
+	const char *pfx = p->buf;
+	char size[32];
+	size_t i, old;
+
+	fprintf(f, "%sstorage: %s", pfx, si->name);
+	if (si->state == DST_STORAGE_RUNNING)
+		fprintf(f, " (/dev/dst%u)", si->id);
+	fputc('\n', f);
+	if (depth >= STATUS_MAX_DEPTH) {
+		fprintf(f, "%s  ...\n", pfx);
+		return;
+	}
+	format_size(size, sizeof(size), si->size);
+	fprintf(f, "%s  algorithm: %s\n", pfx, si->alg);
+	fprintf(f, "%s  state: %s\n", pfx, storage_state_name(si->state));
+	fprintf(f, "%s  size: %s\n", pfx, size);
+	if (si->chunk_size) {
+		format_size(size, sizeof(size), si->chunk_size);
+		fprintf(f, "%s  chunk size: %s\n", pfx, size);
+	}
+	if (si->has_resync) {
+		format_size(size, sizeof(size), si->resync_bytes);
+		fprintf(f, "%s  resynced: %s\n", pfx, size);
+	}
+	for (i = 0; i < set->ne; i++)
+		if (is_storage_dev(set->ei[i].device, si))
+			fprintf(f, "%s  exported as: %s\n", pfx, set->ei[i].name);
+	old = tree_push(p, "  ");
+	for (i = 0; i < si->nnodes; i++)
+		node_print_text(f, set, &si->nodes[i], p, i + 1 == si->nnodes,
+				depth);
+	tree_pop(p, old);
+}
+
+static void export_print_text(FILE *f, const struct export_info *ei)
 {
 	char size[32], addr[ADDR_STRLEN];
-	size_t i, j;
 
-	for (i = 0; i < n; i++) {
-		format_size(size, sizeof(size), si[i].size);
-		fprintf(f, "%sstorage: %s", i ? "\n" : "", si[i].name);
-		if (si[i].state == DST_STORAGE_RUNNING)
-			fprintf(f, " (/dev/dst%u)", si[i].id);
-		fprintf(f, "\n  algorithm: %s\n", si[i].alg);
-		fprintf(f, "  state: %s\n", storage_state_name(si[i].state));
-		fprintf(f, "  size: %s\n", size);
-		for (j = 0; j < si[i].nnodes; j++)
-			node_print_text(f, &si[i].nodes[j]);
+	format_size(size, sizeof(size), ei->size);
+	addr_text(addr, sizeof(addr), &ei->addr, ei->addr_len);
+	fprintf(f, "export: %s\n", ei->name);
+	fprintf(f, "  device: %s\n", ei->device);
+	fprintf(f, "  listen: %s\n", addr);
+	fprintf(f, "  read-only: %s\n", ei->read_only ? "yes" : "no");
+	fprintf(f, "  size: %s\n", size);
+	fprintf(f, "  clients: %u\n", ei->clients);
+	fprintf(f, "  refused: %llu\n", (unsigned long long)ei->refused);
+}
+
+static bool selected(const char *name, const char *want)
+{
+	return !want || !strcmp(name, want);
+}
+
+void status_print_text(FILE *f, const struct status_set *set, const char *name)
+{
+	struct tree_prefix p = { "", 0 };
+	bool first = true;
+	size_t i;
+
+	/*
+	 * Trees: a storage that is a local node of another is drawn under
+	 * it, unless it is the one asked for.
+	 */
+	for (i = 0; i < set->n; i++) {
+		if (name ? strcmp(set->si[i].name, name) : is_nested(set, &set->si[i]))
+			continue;
+		fputs(first ? "" : "\n", f);
+		storage_print_text(f, set, &set->si[i], &p, 0);
+		first = false;
 	}
-	for (i = 0; i < ne; i++) {
-		format_size(size, sizeof(size), ei[i].size);
-		addr_text(addr, sizeof(addr), &ei[i].addr, ei[i].addr_len);
-		fprintf(f, "%sexport: %s\n", n || i ? "\n" : "", ei[i].name);
-		fprintf(f, "  device: %s\n", ei[i].device);
-		fprintf(f, "  listen: %s\n", addr);
-		fprintf(f, "  read-only: %s\n", ei[i].read_only ? "yes" : "no");
-		fprintf(f, "  size: %s\n", size);
-		fprintf(f, "  clients: %u\n", ei[i].clients);
-		fprintf(f, "  refused: %llu\n", (unsigned long long)ei[i].refused);
+	for (i = 0; i < set->ne; i++) {
+		if (!selected(set->ei[i].name, name))
+			continue;
+		fputs(first ? "" : "\n", f);
+		export_print_text(f, &set->ei[i]);
+		first = false;
 	}
 }
 
@@ -377,6 +308,16 @@ static bool add(struct json_object *o, const char *key, struct json_object *val)
 		return false;
 	}
 	return true;
+}
+
+/* Add @val as @key to @o if @have, else null (@val freed). */
+static bool add_or_null(struct json_object *o, const char *key, bool have,
+			struct json_object *val)
+{
+	if (have)
+		return add(o, key, val);
+	json_object_put(val);
+	return json_object_object_add(o, key, NULL) == 0;
 }
 
 /* A new object appended to @arr, or NULL if out of memory. */
@@ -413,13 +354,24 @@ static bool node_json(struct json_object *arr, const struct node_info *ni)
 		ok = add(o, "address", address_json(&ni->addr, ni->addr_len));
 	else if (ok && ni->type == DST_NODE_LOCAL)
 		ok = add(o, "path", json_object_new_string(ni->path));
-	return ok &&
-	       add(o, "state", json_object_new_string(node_state_name(ni->state))) &&
-	       add(o, "size", json_object_new_uint64(ni->size)) &&
-	       add(o, "inflight", json_object_new_int64(ni->inflight)) &&
-	       add(o, "read_bytes", json_object_new_uint64(ni->read_bytes)) &&
-	       add(o, "write_bytes", json_object_new_uint64(ni->write_bytes)) &&
-	       add(o, "timeout", json_object_new_int64(ni->timeout));
+	ok = ok &&
+	     add(o, "state", json_object_new_string(node_state_name(ni->state))) &&
+	     add(o, "size", json_object_new_uint64(ni->size)) &&
+	     add(o, "inflight", json_object_new_int64(ni->inflight)) &&
+	     add(o, "read_bytes", json_object_new_uint64(ni->read_bytes)) &&
+	     add(o, "write_bytes", json_object_new_uint64(ni->write_bytes)) &&
+	     add(o, "timeout", json_object_new_int64(ni->timeout));
+	if (!ok)
+		return false;
+	/* Legs of a running mirror; null elsewhere: a stable set of keys. */
+	return add_or_null(o, "sync", ni->has_sync,
+			   json_object_new_string(sync_state_name(ni->sync))) &&
+	       add_or_null(o, "regions", ni->has_sync,
+			   json_object_new_uint64(ni->regions)) &&
+	       add_or_null(o, "dirty_regions", ni->has_sync,
+			   json_object_new_uint64(ni->dirty)) &&
+	       add_or_null(o, "sync_percent", ni->has_sync,
+			   json_object_new_int64(sync_percent(ni)));
 }
 
 static bool storage_json(struct json_object *arr, const struct storage_info *si)
@@ -435,7 +387,11 @@ static bool storage_json(struct json_object *arr, const struct storage_info *si)
 	    !add(o, "id", json_object_new_int64(si->id)) ||
 	    !add(o, "algorithm", json_object_new_string(si->alg)) ||
 	    !add(o, "state", json_object_new_string(storage_state_name(si->state))) ||
-	    !add(o, "size", json_object_new_uint64(si->size)))
+	    !add(o, "size", json_object_new_uint64(si->size)) ||
+	    !add_or_null(o, "chunk_size", si->chunk_size,
+			 json_object_new_int64(si->chunk_size)) ||
+	    !add_or_null(o, "resync_bytes", si->has_resync,
+			 json_object_new_uint64(si->resync_bytes)))
 		return false;
 	/* null while stopped: a stable set of keys. */
 	if (json_object_object_add(o, "device", si->state == DST_STORAGE_RUNNING ?
@@ -464,8 +420,7 @@ static bool export_json(struct json_object *arr, const struct export_info *ei)
 	       add(o, "refused", json_object_new_uint64(ei->refused));
 }
 
-int status_print_json(FILE *f, const struct storage_info *si, size_t n,
-		      const struct export_info *ei, size_t ne)
+int status_print_json(FILE *f, const struct status_set *set, const char *name)
 {
 	struct json_object *root, *storages, *exports;
 	const char *out = NULL;
@@ -480,11 +435,13 @@ int status_print_json(FILE *f, const struct storage_info *si, size_t n,
 	exports = json_object_new_array();
 	if (!add(root, "exports", exports))
 		goto out;
-	for (i = 0; i < n; i++)
-		if (!storage_json(storages, &si[i]))
+	for (i = 0; i < set->n; i++)
+		if (selected(set->si[i].name, name) &&
+		    !storage_json(storages, &set->si[i]))
 			goto out;
-	for (i = 0; i < ne; i++)
-		if (!export_json(exports, &ei[i]))
+	for (i = 0; i < set->ne; i++)
+		if (selected(set->ei[i].name, name) &&
+		    !export_json(exports, &set->ei[i]))
 			goto out;
 	out = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 						   JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -529,33 +486,34 @@ int status_parse(int argc, char *argv[], struct status_opts *o)
 }
 
 /*
- * Get the storages (@cmd DST_CMD_STORAGE_GET) or exports into @data
- * through @cb: all, or the one called @name.  Returns 0, 1 if there is no
- * such object, or -1 after reporting the error.
+ * Dump the storages (@cmd DST_CMD_STORAGE_GET) or exports into @data
+ * through @cb.  Returns 0, or -1 after reporting the error.  All of them
+ * even for one name: the tree of a storage needs the storages under it.
  */
-static int status_get(struct dst_nl *nl, uint8_t cmd, const char *name,
-		      mnl_cb_t cb, void *data)
+static int status_dump(struct dst_nl *nl, uint8_t cmd, mnl_cb_t cb, void *data)
 {
-	const char *what = cmd == DST_CMD_STORAGE_GET ? "storage" : "export";
-	struct nlmsghdr *nlh;
+	struct nlmsghdr *nlh = dst_nl_msg(nl, cmd, NLM_F_DUMP);
 
-	nlh = dst_nl_msg(nl, cmd, name ? 0 : NLM_F_DUMP);
-	if (name &&
-	    (cmd == DST_CMD_STORAGE_GET ? dst_nl_put_storage(nl, nlh, name, NULL) :
-	     dst_nl_put_export(nl, nlh, name, NULL, NULL, 0, false)) < 0)
-		return -1;
 	if (dst_nl_request(nl, nlh, cb, data) == 0)
 		return 0;
-	if (name && errno == ENOENT)
-		return 1;
 	/* A module without exports has none. */
 	if (cmd == DST_CMD_EXPORT_GET && errno == EOPNOTSUPP)
-		return name ? 1 : 0;
-	if (name)
-		dst_nl_perror(nl, "%s '%s'", what, name);
-	else
-		dst_nl_perror(nl, "list %ss", what);
+		return 0;
+	dst_nl_perror(nl, "list %ss", cmd == DST_CMD_STORAGE_GET ? "storage" : "export");
 	return -1;
+}
+
+static bool set_has(const struct status_set *set, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (!strcmp(set->si[i].name, name))
+			return true;
+	for (i = 0; i < set->ne; i++)
+		if (!strcmp(set->ei[i].name, name))
+			return true;
+	return false;
 }
 
 int cmd_status(int argc, char *argv[])
@@ -563,8 +521,9 @@ int cmd_status(int argc, char *argv[])
 	struct storage_list l = { NULL, 0, 0 };
 	struct export_list el = { NULL, 0, 0 };
 	struct status_opts o;
+	struct status_set set;
 	struct dst_nl nl;
-	int ret, rs, re;
+	int ret;
 
 	ret = status_parse(argc, argv, &o);
 	if (ret || o.help)
@@ -573,24 +532,22 @@ int cmd_status(int argc, char *argv[])
 		return EXIT_FAIL;
 
 	ret = EXIT_FAIL;
-	rs = status_get(&nl, DST_CMD_STORAGE_GET, o.name, storage_list_cb, &l);
-	if (rs < 0)
+	if (status_dump(&nl, DST_CMD_STORAGE_GET, storage_list_cb, &l) < 0 ||
+	    status_dump(&nl, DST_CMD_EXPORT_GET, export_list_cb, &el) < 0)
 		goto out;
-	re = status_get(&nl, DST_CMD_EXPORT_GET, o.name, export_list_cb, &el);
-	if (re < 0)
-		goto out;
-	if (rs > 0 && re > 0) {
+	set = (struct status_set){ l.v, l.n, el.v, el.n };
+	if (o.name && !set_has(&set, o.name)) {
 		fprintf(stderr, "%s: '%s': no such storage or export\n", PROG, o.name);
 		goto out;
 	}
 
 	if (o.json) {
-		if (status_print_json(stdout, l.v, l.n, el.v, el.n) < 0) {
+		if (status_print_json(stdout, &set, o.name) < 0) {
 			fprintf(stderr, "%s: out of memory\n", PROG);
 			goto out;
 		}
 	} else {
-		status_print_text(stdout, l.v, l.n, el.v, el.n);
+		status_print_text(stdout, &set, o.name);
 	}
 	ret = EXIT_OK;
 out:

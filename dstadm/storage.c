@@ -12,22 +12,42 @@
 #include "nl.h"
 
 static const struct option create_options[] = {
-	{ "alg",  required_argument, NULL, 'a' },
-	{ "help", no_argument,       NULL, 'h' },
+	{ "alg",        required_argument, NULL, 'a' },
+	{ "chunk-size", required_argument, NULL, 'c' },
+	{ "help",       no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* A region size: a power of two from DST_CHUNK_MIN to DST_CHUNK_MAX. */
+static int parse_chunk_size(const char *s, uint32_t *chunk_size)
+{
+	uint64_t v;
+
+	if (parse_size(s, &v) < 0 || v < DST_CHUNK_MIN || v > DST_CHUNK_MAX ||
+	    (v & (v - 1)))
+		return usage_error("create",
+				   "invalid chunk size '%s': a power of two from 4K to 1G",
+				   s);
+	*chunk_size = (uint32_t)v;
+	return EXIT_OK;
+}
+
 int create_parse(int argc, char *argv[], struct create_opts *o)
 {
-	int c;
+	int c, ret;
 
 	memset(o, 0, sizeof(*o));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":a:h", create_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":a:c:h", create_options, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			o->alg = optarg;
+			break;
+		case 'c':
+			ret = parse_chunk_size(optarg, &o->chunk_size);
+			if (ret)
+				return ret;
 			break;
 		case 'h':
 			o->help = true;
@@ -47,8 +67,9 @@ int create_parse(int argc, char *argv[], struct create_opts *o)
 	return EXIT_OK;
 }
 
-/* Send @cmd for the storage @name (and @alg); report any error. */
-static int storage_request(uint8_t cmd, const char *name, const char *alg)
+/* Send @cmd for the storage @name (with @args); report any error. */
+static int storage_request(uint8_t cmd, const char *name,
+			   const struct storage_args *args)
 {
 	struct nlmsghdr *nlh;
 	struct dst_nl nl;
@@ -58,7 +79,7 @@ static int storage_request(uint8_t cmd, const char *name, const char *alg)
 		return EXIT_FAIL;
 
 	nlh = dst_nl_msg(&nl, cmd, 0);
-	if (dst_nl_put_storage(&nl, nlh, name, alg) < 0)
+	if (dst_nl_put_storage(&nl, nlh, name, args) < 0)
 		goto out;
 	if (dst_nl_request(&nl, nlh, NULL, NULL) < 0) {
 		dst_nl_perror(&nl, "storage '%s'", name);
@@ -72,13 +93,15 @@ out:
 
 int cmd_create(int argc, char *argv[])
 {
+	struct storage_args args;
 	struct create_opts o;
 	int ret;
 
 	ret = create_parse(argc, argv, &o);
 	if (ret || o.help)
 		return ret;
-	return storage_request(DST_CMD_STORAGE_NEW, o.name, o.alg);
+	args = (struct storage_args){ .alg = o.alg, .chunk_size = o.chunk_size };
+	return storage_request(DST_CMD_STORAGE_NEW, o.name, &args);
 }
 
 int delete_parse(int argc, char *argv[], struct delete_opts *o)
@@ -98,10 +121,38 @@ int cmd_delete(int argc, char *argv[])
 	return storage_request(DST_CMD_STORAGE_DEL, o.name, NULL);
 }
 
-int start_parse(int argc, char *argv[], struct name_opts *o)
+static const struct option start_options[] = {
+	{ "assume-clean", no_argument, NULL, 'A' },
+	{ "help",         no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int start_parse(int argc, char *argv[], struct start_opts *o)
 {
+	int c;
+
 	memset(o, 0, sizeof(*o));
-	return name_parse("start", "storage", argc, argv, &o->help, &o->name);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", start_options, NULL)) != -1) {
+		switch (c) {
+		case 'A':
+			o->assume_clean = true;
+			break;
+		case 'h':
+			o->help = true;
+			print_command_usage(stdout, find_command("start"));
+			return EXIT_OK;
+		default:
+			return bad_option("start", c, argv);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("start", "missing storage name");
+	if (optind + 1 < argc)
+		return usage_error("start", "unexpected argument '%s'", argv[optind + 1]);
+	o->name = argv[optind];
+	return EXIT_OK;
 }
 
 int stop_parse(int argc, char *argv[], struct name_opts *o)
@@ -112,13 +163,15 @@ int stop_parse(int argc, char *argv[], struct name_opts *o)
 
 int cmd_start(int argc, char *argv[])
 {
-	struct name_opts o;
+	struct storage_args args;
+	struct start_opts o;
 	int ret;
 
 	ret = start_parse(argc, argv, &o);
 	if (ret || o.help)
 		return ret;
-	return storage_request(DST_CMD_STORAGE_START, o.name, NULL);
+	args = (struct storage_args){ .assume_clean = o.assume_clean };
+	return storage_request(DST_CMD_STORAGE_START, o.name, &args);
 }
 
 int cmd_stop(int argc, char *argv[])
@@ -203,10 +256,11 @@ static int storage_id_cb(const struct nlmsghdr *nlh, void *data)
 static int import_step(struct dst_nl *nl, const struct import_opts *o,
 		       uint8_t cmd, mnl_cb_t cb, void *data)
 {
+	static const struct storage_args linear = { .alg = "linear" };
 	struct nlmsghdr *nlh = dst_nl_msg(nl, cmd, 0);
 
 	if (dst_nl_put_storage(nl, nlh, o->name, cmd == DST_CMD_STORAGE_NEW ?
-			       "linear" : NULL) < 0)
+			       &linear : NULL) < 0)
 		return -1;
 	if (cmd == DST_CMD_NODE_ADD &&
 	    dst_nl_put_node(nl, nlh, DST_NODE_REMOTE, &o->addr, o->addr_len,

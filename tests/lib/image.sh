@@ -22,6 +22,7 @@ dst_image_pkgs() {
 		"linux-image-$kver" kmod util-linux procps iproute2 fio jq
 		python3 libmnl0 libjson-c5 busybox e2fsprogs coreutils nftables
 		iputils-ping strace passwd mount nbd-server nbd-client udev
+		dmsetup mdadm
 	)
 	# shellcheck disable=SC2206 # word splitting intended
 	pkgs+=(${DST_GUEST_EXTRA_PKGS:-})
@@ -114,15 +115,19 @@ dst_build_image() {
 
 # Prints the cache directory of an up-to-date image, building it if needed.
 dst_image() {
-	local kver cache dir tmp log start
+	local kver cache dir tmp log start lock
 	kver=${1:-$("$DST_IMAGE_LIBDIR/kver.sh")}
 	cache=${DST_CACHE:-/var/cache/dst-test}
 	dir="$cache/guest-$(dst_image_hash "$kver")"
+	mkdir -p "$cache"
+	# One build at a time per image; a second caller waits and reuses it.
+	exec {lock}>"$dir.lock"
+	flock "$lock"
 	if [[ -f "$dir/rootfs.ext4" && -f "$dir/kver" ]]; then
+		exec {lock}>&-
 		echo "$dir"
 		return 0
 	fi
-	mkdir -p "$cache"
 	tmp=$(mktemp -d "$cache/.build.XXXXXX")
 	log="$cache/build-$(basename "$dir").log"
 	start=$SECONDS
@@ -131,11 +136,13 @@ dst_image() {
 		echo "image: build FAILED; last lines of $log:" >&2
 		tail -n 40 "$log" >&2
 		rm -rf "$tmp"
+		exec {lock}>&-
 		return 1
 	fi
 	rm -rf "$dir"
 	mv "$tmp/img" "$dir"
 	rmdir "$tmp"
+	exec {lock}>&-
 	echo "image: built in $((SECONDS - start)) s" >&2
 	echo "$dir"
 }

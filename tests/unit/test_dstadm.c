@@ -411,7 +411,7 @@ static void test_export_parse(void **state)
 static void test_name_parsers(void **state)
 {
 	int (*const fns[])(int, char *[], struct name_opts *) = {
-		start_parse, stop_parse, unexport_parse,
+		stop_parse, unexport_parse,
 	};
 	struct name_opts o;
 	size_t i;
@@ -464,7 +464,9 @@ static void test_parse_random_argv(void **state)
 			 "remote", "local", "127.0.0.1:7000", "[::1]:7000", "[fe80::1%lo]:1",
 			 "1.2.3.4", "::1:7", "--timeout", "-t", "30", "0", "86401", "-t5",
 			 "--timeout=", "--remote", "-r", "--device", "-d", "--listen", "-l",
-			 "/dev/ram0", "--read-only", "-rd", "--listen=[::1]:7000", "-l1.2.3.4:5" };
+			 "/dev/ram0", "--read-only", "-rd", "--listen=[::1]:7000", "-l1.2.3.4:5",
+			 "--chunk-size", "64K", "--chunk-size=1g", "3000", "--assume-clean",
+			 "node1", "node", "7" };
 	const size_t npool = sizeof(pool) / sizeof(pool[0]);
 	struct create_opts co;
 	struct delete_opts dopt;
@@ -473,6 +475,8 @@ static void test_parse_random_argv(void **state)
 	struct import_opts io;
 	struct export_opts eo;
 	struct name_opts no;
+	struct start_opts sto;
+	struct remove_opts ro;
 	char *argv[10];
 	int i, j, argc, ret;
 
@@ -489,6 +493,9 @@ static void test_parse_random_argv(void **state)
 		ret = create_parse(argc, argv, &co);
 		assert_true(ret == EXIT_USAGE ||
 			    (ret == EXIT_OK && (co.help || (co.name && co.alg))));
+		assert_true(!co.chunk_size ||
+			    (co.chunk_size >= DST_CHUNK_MIN && co.chunk_size <= DST_CHUNK_MAX &&
+			     !(co.chunk_size & (co.chunk_size - 1))));
 		ret = delete_parse(argc, argv, &dopt);
 		assert_true(ret == EXIT_USAGE || (ret == EXIT_OK && (dopt.help || dopt.name)));
 		ret = status_parse(argc, argv, &so);
@@ -507,8 +514,10 @@ static void test_parse_random_argv(void **state)
 		assert_true(ret == EXIT_USAGE ||
 			    (ret == EXIT_OK && (eo.help || (eo.name && eo.device && *eo.device &&
 							    eo.addr_len))));
-		ret = start_parse(argc, argv, &no);
-		assert_true(ret == EXIT_USAGE || (ret == EXIT_OK && (no.help || no.name)));
+		ret = start_parse(argc, argv, &sto);
+		assert_true(ret == EXIT_USAGE || (ret == EXIT_OK && (sto.help || sto.name)));
+		ret = remove_parse(argc, argv, &ro);
+		assert_true(ret == EXIT_USAGE || (ret == EXIT_OK && (ro.help || ro.node)));
 		ret = unexport_parse(argc, argv, &no);
 		assert_true(ret == EXIT_USAGE || (ret == EXIT_OK && (no.help || no.name)));
 	}
@@ -567,31 +576,40 @@ static void test_storage_info_parse(void **state)
 	assert_int_equal(storage_info_parse(nest, &si), -1);
 }
 
-typedef void (*text_fn)(FILE *, const struct storage_info *, size_t,
-			const struct export_info *, size_t);
-typedef int (*json_fn)(FILE *, const struct storage_info *, size_t,
-		       const struct export_info *, size_t);
+typedef void (*text_fn)(FILE *, const struct status_set *, const char *);
+typedef int (*json_fn)(FILE *, const struct status_set *, const char *);
 
-static char *capture(text_fn text, json_fn json, const struct storage_info *si,
-		     size_t n, const struct export_info *ei, size_t ne)
+/* The output of @text or @json for these storages and exports, or @name. */
+static char *capture_name(text_fn text, json_fn json, const struct storage_info *si,
+			  size_t n, const struct export_info *ei, size_t ne,
+			  const char *name)
 {
+	const struct status_set set = { si, n, ei, ne };
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 
 	assert_non_null(f);
 	if (text)
-		text(f, si, n, ei, ne);
+		text(f, &set, name);
 	else
-		assert_int_equal(json(f, si, n, ei, ne), 0);
+		assert_int_equal(json(f, &set, name), 0);
 	fclose(f);
 	return out;
 }
 
+static char *capture(text_fn text, json_fn json, const struct storage_info *si,
+		     size_t n, const struct export_info *ei, size_t ne)
+{
+	return capture_name(text, json, si, n, ei, ne, NULL);
+}
+
 static const struct storage_info sample[] = {
-	{ "r0", "mirror", 0, DST_STORAGE_STOPPED, 0, NULL, 0 },
-	{ "big.vol-1", "linear", 3, DST_STORAGE_RUNNING, 3ULL << 40, NULL, 0 },
-	{ "q\"uo\\te", "linear", 4, 99, 512, NULL, 0 },
+	{ .name = "r0", .alg = "mirror", .id = 0, .state = DST_STORAGE_STOPPED,
+	  .chunk_size = 65536 },
+	{ .name = "big.vol-1", .alg = "linear", .id = 3, .state = DST_STORAGE_RUNNING,
+	  .size = 3ULL << 40 },
+	{ .name = "q\"uo\\te", .alg = "linear", .id = 4, .state = 99, .size = 512 },
 };
 
 static void test_status_json(void **state)
@@ -650,7 +668,8 @@ static void test_status_text(void **state)
 
 	(void)state;
 	out = capture(status_print_text, NULL, sample, 2, NULL, 0);
-	assert_non_null(strstr(out, "storage: r0\n  algorithm: mirror\n  state: stopped\n  size: 0 B\n"));
+	assert_non_null(strstr(out, "storage: r0\n  algorithm: mirror\n  state: stopped\n  size: 0 B\n"
+				    "  chunk size: 64.00 KiB\n"));
 	assert_non_null(strstr(out, "\nstorage: big.vol-1 (/dev/dst3)\n  algorithm: linear\n  state: running\n"));
 	assert_non_null(strstr(out, "size: 3.00 TiB\n"));
 	free(out);
@@ -1210,16 +1229,16 @@ static void test_status_text_full(void **state)
 		"  algorithm: linear\n"
 		"  state: running\n"
 		"  size: 1.00 GiB\n"
-		"  node 0: remote 127.0.0.1:7000\n"
-		"    state: connected\n"
-		"    size: 1.00 GiB\n"
-		"    in flight: 0\n"
-		"    read: 4.00 MiB, written: 1.00 MiB\n"
-		"  node 1: local /dev/sdb\n"
-		"    state: dead\n"
-		"    size: 0 B\n"
-		"    in flight: 2\n"
-		"    read: 0 B, written: 0 B\n"
+		"  |- node0: remote 127.0.0.1:7000\n"
+		"  |    state: connected\n"
+		"  |    size: 1.00 GiB\n"
+		"  |    in flight: 0\n"
+		"  |    read: 4.00 MiB, written: 1.00 MiB\n"
+		"  `- node1: local /dev/sdb\n"
+		"       state: dead\n"
+		"       size: 0 B\n"
+		"       in flight: 2\n"
+		"       read: 0 B, written: 0 B\n"
 		"\n"
 		"storage: s1\n"
 		"  algorithm: mirror\n"
@@ -1248,6 +1267,363 @@ static void test_status_text_full(void **state)
 	free(out);
 	out = capture(status_print_text, NULL, NULL, 0, NULL, 0);
 	assert_string_equal(out, "");
+	free(out);
+}
+
+/* ---- arrays: chunk size, assume-clean, remove, mirror state ---- */
+
+static void test_parse_size(void **state)
+{
+	static const struct { const char *in; uint64_t out; } good[] = {
+		{ "0", 0 }, { "4096", 4096 }, { "4k", 4096 }, { "4K", 4096 },
+		{ "64KiB", 65536 }, { "1m", 1 << 20 }, { "1MB", 1 << 20 },
+		{ "2G", 2ULL << 30 }, { "3t", 3ULL << 40 },
+		{ "18446744073709551615", UINT64_MAX },
+		{ "16777215T", 16777215ULL << 40 },
+	};
+	static const char *const bad[] = {
+		"", "k", "-1", "+1", " 1", "1 ", "1x", "1KK", "1KiBx", "1P",
+		"18446744073709551616", "16777216T", "0x10", "1.5M", "1iB",
+	};
+	uint64_t v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_int_equal(parse_size(good[i].in, &v), 0);
+		assert_true(v == good[i].out);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(parse_size(bad[i], &v), -1);
+}
+
+static void test_create_chunk_size(void **state)
+{
+	static const char *const bad[] = {
+		"3000", "2K", "0", "6K", "2G", "1T", "x", "", "4097",
+	};
+	struct create_opts o;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(PARSE(create_parse, &o, "create", "m", "--alg", "mirror"), EXIT_OK);
+	assert_int_equal(o.chunk_size, 0);
+	assert_int_equal(PARSE(create_parse, &o, "create", "m", "--alg", "mirror",
+			       "--chunk-size", "64K"), EXIT_OK);
+	assert_int_equal(o.chunk_size, 65536);
+	assert_int_equal(PARSE(create_parse, &o, "create", "m", "-a", "mirror",
+			       "--chunk-size=4096"), EXIT_OK);
+	assert_int_equal(o.chunk_size, DST_CHUNK_MIN);
+	assert_int_equal(PARSE(create_parse, &o, "create", "m", "-a", "mirror",
+			       "--chunk-size", "1G"), EXIT_OK);
+	assert_int_equal(o.chunk_size, DST_CHUNK_MAX);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(PARSE(create_parse, &o, "create", "m", "-a", "mirror",
+				       "--chunk-size", (char *)bad[i]), EXIT_USAGE);
+	assert_int_equal(PARSE(create_parse, &o, "create", "m", "-a", "mirror",
+			       "--chunk-size"), EXIT_USAGE);
+}
+
+static void test_start_parse(void **state)
+{
+	struct start_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(start_parse, &o, "start", "m"), EXIT_OK);
+	assert_string_equal(o.name, "m");
+	assert_false(o.assume_clean);
+	assert_int_equal(PARSE(start_parse, &o, "start", "--assume-clean", "m"), EXIT_OK);
+	assert_string_equal(o.name, "m");
+	assert_true(o.assume_clean);
+	assert_int_equal(PARSE(start_parse, &o, "start", "m", "--assume-clean"), EXIT_OK);
+	assert_true(o.assume_clean);
+	assert_int_equal(PARSE(start_parse, &o, "start"), EXIT_USAGE);
+	assert_int_equal(PARSE(start_parse, &o, "start", "a", "b"), EXIT_USAGE);
+	assert_int_equal(PARSE(start_parse, &o, "start", "--assume-clean=1", "a"), EXIT_USAGE);
+	assert_int_equal(PARSE(start_parse, &o, "start", "-A", "a"), EXIT_USAGE);
+	assert_int_equal(PARSE(start_parse, &o, "start", "-h"), EXIT_OK);
+	assert_true(o.help);
+}
+
+static void test_remove_parse(void **state)
+{
+	static const char *const bad[] = {
+		"", "node", "nodex", "x1", "-1", "node-1", "1x", "node1 ", "4294967296",
+		"Node1",
+	};
+	struct remove_opts o;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(PARSE(remove_parse, &o, "remove", "m", "node3"), EXIT_OK);
+	assert_string_equal(o.name, "m");
+	assert_int_equal(o.id, 3);
+	assert_int_equal(PARSE(remove_parse, &o, "remove", "m", "12"), EXIT_OK);
+	assert_int_equal(o.id, 12);
+	assert_int_equal(PARSE(remove_parse, &o, "remove", "m", "4294967295"), EXIT_OK);
+	assert_true(o.id == UINT32_MAX);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(PARSE(remove_parse, &o, "remove", "m", (char *)bad[i]),
+				 EXIT_USAGE);
+	assert_int_equal(PARSE(remove_parse, &o, "remove", "m"), EXIT_USAGE);
+	assert_int_equal(PARSE(remove_parse, &o, "remove"), EXIT_USAGE);
+	assert_int_equal(PARSE(remove_parse, &o, "remove", "m", "1", "2"), EXIT_USAGE);
+	assert_int_equal(PARSE(remove_parse, &o, "remove", "--force", "m", "1"), EXIT_USAGE);
+	assert_int_equal(PARSE(remove_parse, &o, "remove", "--help"), EXIT_OK);
+	assert_true(o.help);
+	assert_int_equal(dstadm_main(3, ARGV("dstadm", "remove", "m")), EXIT_USAGE);
+}
+
+enum { M_SYNC = 1, M_REGIONS = 2, M_DIRTY = 4, M_ALL = 7 };
+
+/* A local node nest with the mirror leg attributes in @what. */
+static struct nlattr *put_leg(struct nlmsghdr *nlh, unsigned int what, uint32_t sync,
+			      uint64_t regions, uint64_t dirty)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, DST_A_NODE);
+
+	mnl_attr_put_u32(nlh, DST_NODE_A_ID, 2);
+	mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, DST_NODE_LOCAL);
+	mnl_attr_put_u32(nlh, DST_NODE_A_STATE, DST_NODE_CONNECTED);
+	mnl_attr_put_strz(nlh, DST_NODE_A_PATH, "/dev/ram1");
+	if (what & M_SYNC)
+		mnl_attr_put_u32(nlh, DST_NODE_A_SYNC, sync);
+	if (what & M_REGIONS)
+		mnl_attr_put_u64(nlh, DST_NODE_A_REGIONS, regions);
+	if (what & M_DIRTY)
+		mnl_attr_put_u64(nlh, DST_NODE_A_DIRTY, dirty);
+	mnl_attr_nest_end(nlh, nest);
+	return nest;
+}
+
+static void test_mirror_info_parse(void **state)
+{
+	char buf[4096];
+	struct storage_info si;
+	struct node_info ni;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	unsigned int what;
+
+	(void)state;
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(node_info_parse(put_leg(nlh, M_ALL, DST_SYNC_RESYNCING, 64, 16), &ni), 0);
+	assert_true(ni.has_sync);
+	assert_int_equal(ni.sync, DST_SYNC_RESYNCING);
+	assert_true(ni.regions == 64 && ni.dirty == 16);
+	assert_int_equal(sync_percent(&ni), 75);
+	assert_string_equal(sync_state_name(ni.sync), "resyncing");
+
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(node_info_parse(put_leg(nlh, 0, 0, 0, 0), &ni), 0);
+	assert_false(ni.has_sync);
+
+	/* All three or none; never more dirty regions than regions. */
+	for (what = 1; what < M_ALL; what++) {
+		nlh = mnl_nlmsg_put_header(buf);
+		assert_int_equal(node_info_parse(put_leg(nlh, what, 0, 4, 1), &ni), -1);
+	}
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(node_info_parse(put_leg(nlh, M_ALL, 0, 4, 5), &ni), -1);
+	/* An unknown state parses and prints as unknown. */
+	nlh = mnl_nlmsg_put_header(buf);
+	assert_int_equal(node_info_parse(put_leg(nlh, M_ALL, 77, 4, 0), &ni), 0);
+	assert_string_equal(sync_state_name(ni.sync), "unknown");
+
+	/* Percent: rounded down, 100 only when clean. */
+	ni.regions = 1000000;
+	ni.dirty = 1;
+	assert_int_equal(sync_percent(&ni), 99);
+	ni.dirty = 0;
+	assert_int_equal(sync_percent(&ni), 100);
+	ni.regions = 0;
+	assert_int_equal(sync_percent(&ni), 100);
+	ni.regions = UINT64_MAX / 50;
+	ni.dirty = ni.regions / 2;
+	assert_int_equal(sync_percent(&ni), 50);
+
+	/* Chunk size and resync bytes of a storage. */
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "m");
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_ALG, "mirror");
+	mnl_attr_put_u32(nlh, DST_STORAGE_A_ID, 1);
+	mnl_attr_put_u32(nlh, DST_STORAGE_A_STATE, DST_STORAGE_RUNNING);
+	mnl_attr_put_u64(nlh, DST_STORAGE_A_SIZE, 1 << 20);
+	mnl_attr_put_u32(nlh, DST_STORAGE_A_CHUNK_SIZE, 65536);
+	mnl_attr_put_u64(nlh, DST_STORAGE_A_RESYNC_BYTES, 5ULL << 32);
+	mnl_attr_nest_end(nlh, nest);
+	assert_int_equal(storage_info_parse(nest, &si), 0);
+	assert_int_equal(si.chunk_size, 65536);
+	assert_true(si.has_resync);
+	assert_true(si.resync_bytes == 5ULL << 32);
+	storage_info_free(&si);
+
+	/* A chunk size that is not a u32. */
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "m");
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_ALG, "mirror");
+	mnl_attr_put_u32(nlh, DST_STORAGE_A_ID, 1);
+	mnl_attr_put_u32(nlh, DST_STORAGE_A_STATE, DST_STORAGE_RUNNING);
+	mnl_attr_put_u64(nlh, DST_STORAGE_A_SIZE, 1 << 20);
+	mnl_attr_put_u64(nlh, DST_STORAGE_A_CHUNK_SIZE, 65536);
+	mnl_attr_nest_end(nlh, nest);
+	assert_int_equal(storage_info_parse(nest, &si), -1);
+}
+
+/* A mirror m (/dev/dst1) of a local leg and the linear l (/dev/dst2), exported. */
+static void sample_tree(struct storage_info *si, struct node_info *mn,
+			struct node_info *ln, struct export_info *ei)
+{
+	memset(si, 0, 2 * sizeof(*si));
+	memset(mn, 0, 2 * sizeof(*mn));
+	memset(ln, 0, sizeof(*ln));
+	memset(ei, 0, sizeof(*ei));
+	strcpy(si[0].name, "l");
+	strcpy(si[0].alg, "linear");
+	si[0].id = 2;
+	si[0].state = DST_STORAGE_RUNNING;
+	si[0].size = 1 << 20;
+	si[0].nodes = ln;
+	si[0].nnodes = 1;
+	strcpy(ln->path, "/dev/ram2");
+	ln->type = DST_NODE_LOCAL;
+	ln->size = 1 << 20;
+
+	strcpy(si[1].name, "m");
+	strcpy(si[1].alg, "mirror");
+	si[1].id = 1;
+	si[1].state = DST_STORAGE_RUNNING;
+	si[1].size = 1 << 20;
+	si[1].chunk_size = 65536;
+	si[1].has_resync = true;
+	si[1].resync_bytes = 3 << 20;
+	si[1].nodes = mn;
+	si[1].nnodes = 2;
+	mn[0].type = DST_NODE_LOCAL;
+	strcpy(mn[0].path, "/dev/ram0");
+	mn[0].has_sync = true;
+	mn[0].sync = DST_SYNC_IN_SYNC;
+	mn[0].regions = 16;
+	mn[1].id = 3;
+	mn[1].type = DST_NODE_LOCAL;
+	strcpy(mn[1].path, "/dev/dst/l");
+	mn[1].has_sync = true;
+	mn[1].sync = DST_SYNC_RESYNCING;
+	mn[1].regions = 16;
+	mn[1].dirty = 4;
+
+	strcpy(ei->name, "mx");
+	strcpy(ei->device, "/dev/dst1");
+	assert_int_equal(parse_addr("127.0.0.1:7000", &ei->addr, &ei->addr_len), 0);
+}
+
+static void test_status_tree(void **state)
+{
+	struct json_object *root, *arr, *nodes, *o, *v;
+	struct node_info mn[2], ln;
+	struct storage_info si[2];
+	struct export_info ei;
+	char *out;
+
+	(void)state;
+	sample_tree(si, mn, &ln, &ei);
+	out = capture(status_print_text, NULL, si, 2, &ei, 1);
+	assert_string_equal(out,
+		"storage: m (/dev/dst1)\n"
+		"  algorithm: mirror\n"
+		"  state: running\n"
+		"  size: 1.00 MiB\n"
+		"  chunk size: 64.00 KiB\n"
+		"  resynced: 3.00 MiB\n"
+		"  exported as: mx\n"
+		"  |- node0: local /dev/ram0\n"
+		"  |    state: connected\n"
+		"  |    sync: in-sync\n"
+		"  |    size: 0 B\n"
+		"  |    in flight: 0\n"
+		"  |    read: 0 B, written: 0 B\n"
+		"  `- node3: local /dev/dst/l\n"
+		"       state: connected\n"
+		"       sync: resyncing 75% (4 of 16 regions dirty)\n"
+		"       size: 0 B\n"
+		"       in flight: 0\n"
+		"       read: 0 B, written: 0 B\n"
+		"       storage: l (/dev/dst2)\n"
+		"         algorithm: linear\n"
+		"         state: running\n"
+		"         size: 1.00 MiB\n"
+		"         `- node0: local /dev/ram2\n"
+		"              state: connected\n"
+		"              size: 1.00 MiB\n"
+		"              in flight: 0\n"
+		"              read: 0 B, written: 0 B\n"
+		"\n"
+		"export: mx\n"
+		"  device: /dev/dst1\n"
+		"  listen: 127.0.0.1:7000\n"
+		"  read-only: no\n"
+		"  size: 0 B\n"
+		"  clients: 0\n"
+		"  refused: 0\n");
+	free(out);
+
+	/* The nested storage on its own; the leg out of sync. */
+	mn[1].sync = DST_SYNC_OUT_OF_SYNC;
+	out = capture_name(status_print_text, NULL, si, 2, &ei, 1, "l");
+	assert_true(strncmp(out, "storage: l (/dev/dst2)\n  algorithm: linear\n", 42) == 0);
+	assert_null(strstr(out, "storage: m"));
+	assert_null(strstr(out, "export"));
+	free(out);
+	out = capture(status_print_text, NULL, si, 2, NULL, 0);
+	assert_non_null(strstr(out, "sync: out-of-sync (4 of 16 regions dirty)\n"));
+	free(out);
+
+	/* A storage whose node is itself: printed once, cut at the guard. */
+	strcpy(mn[0].path, "/dev/dst1");
+	out = capture_name(status_print_text, NULL, si, 2, NULL, 0, "m");
+	assert_non_null(strstr(out, "  ...\n"));
+	free(out);
+	strcpy(mn[0].path, "/dev/ram0");
+
+	out = capture_name(NULL, status_print_json, si, 2, &ei, 1, "m");
+	root = json_tokener_parse(out);
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(root, "storages", &arr));
+	assert_int_equal(json_object_array_length(arr), 1);
+	o = json_object_array_get_idx(arr, 0);
+	assert_string_equal(get_str(o, "name"), "m");
+	assert_int_equal(get_num(o, "chunk_size"), 65536);
+	assert_int_equal(get_num(o, "resync_bytes"), 3 << 20);
+	assert_true(json_object_object_get_ex(o, "nodes", &nodes));
+	v = json_object_array_get_idx(nodes, 1);
+	assert_int_equal(get_num(v, "id"), 3);
+	assert_string_equal(get_str(v, "sync"), "out-of-sync");
+	assert_int_equal(get_num(v, "regions"), 16);
+	assert_int_equal(get_num(v, "dirty_regions"), 4);
+	assert_int_equal(get_num(v, "sync_percent"), 75);
+	assert_true(json_object_object_get_ex(root, "exports", &arr));
+	assert_int_equal(json_object_array_length(arr), 0);
+	json_object_put(root);
+	free(out);
+
+	/* Not a mirror leg, not chunked: null, never missing. */
+	out = capture_name(NULL, status_print_json, si, 2, &ei, 1, "l");
+	root = json_tokener_parse(out);
+	assert_true(json_object_object_get_ex(root, "storages", &arr));
+	o = json_object_array_get_idx(arr, 0);
+	assert_true(json_object_object_get_ex(o, "chunk_size", &v));
+	assert_null(v);
+	assert_true(json_object_object_get_ex(o, "resync_bytes", &v));
+	assert_null(v);
+	assert_true(json_object_object_get_ex(o, "nodes", &nodes));
+	o = json_object_array_get_idx(nodes, 0);
+	assert_true(json_object_object_get_ex(o, "sync", &v));
+	assert_null(v);
+	assert_true(json_object_object_get_ex(o, "sync_percent", &v));
+	assert_null(v);
+	json_object_put(root);
 	free(out);
 }
 
@@ -1297,6 +1673,12 @@ int main(void)
 		cmocka_unit_test(test_status_json_full),
 		cmocka_unit_test(test_status_text_full),
 		cmocka_unit_test(test_format_size),
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_create_chunk_size),
+		cmocka_unit_test(test_start_parse),
+		cmocka_unit_test(test_remove_parse),
+		cmocka_unit_test(test_mirror_info_parse),
+		cmocka_unit_test(test_status_tree),
 	};
 
 	return cmocka_run_group_tests_name("dstadm", tests, NULL, NULL);
