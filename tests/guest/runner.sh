@@ -214,10 +214,19 @@ run_demo() {
 }
 
 # Benchmark mode (tests/run.sh bench): not a test, no pass/fail.
+# dsttest.bench=all|remote|arrays picks the scripts.
 run_bench() {
-	say "bench mode"
-	timeout -k 10 "$DST_TEST_TIMEOUT" bash "$DST_ROOT/tests/bench/guest-bench.sh" 2>&1 |
-		tee "$DST_RESULTS/bench.log" || true
+	local which script
+	which=$(cmdline_param bench all)
+	say "bench mode ($which)"
+	: >"$DST_RESULTS/bench.log"
+	for script in guest-bench guest-bench-arrays; do
+		case "$which.$script" in
+		remote.guest-bench-arrays | arrays.guest-bench) continue ;;
+		esac
+		timeout -k 10 "$DST_TEST_TIMEOUT" bash "$DST_ROOT/tests/bench/$script.sh" 2>&1 |
+			tee -a "$DST_RESULTS/bench.log" || true
+	done
 }
 
 finish() {
