@@ -4,8 +4,9 @@
  * holds a full copy, as md raid1 and dm-raid1 do.
  *
  * A write goes to every leg in sync or resyncing and completes when all
- * have answered; it fails only if no leg that was clean for it wrote it.
- * A leg that fails a write goes out of sync with the region marked dirty.
+ * have answered; it fails only if no leg that was clean for it wrote it,
+ * or if the last leg in sync failed it.  A leg that fails a write goes out
+ * of sync with the region marked dirty, unless it is the last one in sync.
  * A read goes to one leg that is clean for it, the one with the fewest
  * I/Os in flight, or, when some leg has a seek cost, the one whose last
  * read ended nearest; a failed read is tried on another leg.  Nothing is
@@ -39,6 +40,7 @@ struct dst_mirror_clone {
  * @remaining:	clones not answered yet, +1 while sending
  * @clean:	legs whose copy counts: in sync, or clean in this range
  * @good:	legs that wrote it
+ * @kept:	a write failed on the last leg in sync, which stays in sync
  * @tried:	legs a read was sent to
  * @epoch:	the write epoch it counts in
  * @status:	an error of a leg
@@ -56,6 +58,7 @@ struct dst_mirror_io {
 	atomic_t remaining;
 	unsigned long clean;
 	unsigned long good;
+	bool kept;
 	unsigned long tried;
 	unsigned int epoch;
 	blk_status_t status;
@@ -122,7 +125,11 @@ static void dst_mirror_write_done(struct dst_mirror_io *mio)
 		wake_up(&ms->drain);
 	spin_unlock_irqrestore(&ms->lock, flags);
 
-	if (mio->good & mio->clean)
+	/*
+	 * The last leg in sync is read from and copied to the others: a
+	 * write it missed must fail, whoever else wrote it.
+	 */
+	if ((mio->good & mio->clean) && !mio->kept)
 		dst_mirror_io_done(mio, BLK_STS_OK);
 	else
 		dst_mirror_io_done(mio, mio->status ?: BLK_STS_IOERR);
@@ -139,8 +146,9 @@ static void dst_mirror_write_endio(struct bio *clone)
 
 	if (clone->bi_status) {
 		spin_lock_irqsave(&ms->lock, flags);
-		dst_leg_fail(ms, leg, "write");
-		dst_leg_mark(ms, leg, mio->sector, mio->sectors);
+		dst_leg_fail(ms, leg, "write", mio->sector, mio->sectors);
+		if (leg->sync == DST_SYNC_IN_SYNC)
+			WRITE_ONCE(mio->kept, true);
 		spin_unlock_irqrestore(&ms->lock, flags);
 		WRITE_ONCE(mio->status, clone->bi_status);
 	} else {
@@ -290,8 +298,7 @@ static void dst_mirror_read_endio(struct bio *clone)
 
 	if (status) {
 		spin_lock_irqsave(&ms->lock, flags);
-		dst_leg_fail(ms, leg, "read");
-		dst_leg_mark(ms, leg, mio->sector, mio->sectors);
+		dst_leg_fail(ms, leg, "read", mio->sector, mio->sectors);
 		spin_unlock_irqrestore(&ms->lock, flags);
 		mio->status = status;
 	}

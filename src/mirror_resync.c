@@ -146,7 +146,10 @@ static bool dst_resync_drained(struct dst_mirror *ms, unsigned int epoch)
 	return drained;
 }
 
-/* Fail the legs of @legs after a failed @what; lock not held. */
+/*
+ * Fail the legs of @legs after a failed @what; lock not held.  The region
+ * stays dirty on them: it is cleared only after a good copy.
+ */
 static void dst_resync_fail(struct dst_mirror *ms, unsigned long legs,
 			    const char *what)
 {
@@ -154,7 +157,7 @@ static void dst_resync_fail(struct dst_mirror *ms, unsigned long legs,
 
 	spin_lock_irq(&ms->lock);
 	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS)
-		dst_leg_fail(ms, ms->legs[i], what);
+		dst_leg_fail(ms, ms->legs[i], what, 0, 0);
 	spin_unlock_irq(&ms->lock);
 }
 

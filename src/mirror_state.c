@@ -125,22 +125,23 @@ unsigned int dst_mirror_nr_in_sync(struct dst_mirror *ms)
 }
 
 /*
- * @leg failed @what: it goes out of sync, unless it is the last leg in
- * sync, which is kept, as md keeps the last working disk of a raid1.
- * The caller marks the regions it failed; lock held.
+ * @leg failed @what on @sectors at @sector: it goes out of sync with those
+ * regions dirty, unless it is the last leg in sync, which is kept as it
+ * is, as md keeps the last working disk of a raid1.  Lock held.
  */
 void dst_leg_fail(struct dst_mirror *ms, struct dst_leg *leg,
-		  const char *what)
+		  const char *what, sector_t sector, unsigned int sectors)
 {
 	lockdep_assert_held(&ms->lock);
 
-	if (leg->sync == DST_SYNC_OUT_OF_SYNC)
-		return;
 	if (leg->sync == DST_SYNC_IN_SYNC && dst_mirror_nr_in_sync(ms) == 1) {
 		pr_warn_ratelimited("%s: node%u failed a %s; kept, it is the last leg in sync\n",
 				    ms->st->name, leg->node->id, what);
 		return;
 	}
+	dst_leg_mark(ms, leg, sector, sectors);
+	if (leg->sync == DST_SYNC_OUT_OF_SYNC)
+		return;
 	leg->sync = DST_SYNC_OUT_OF_SYNC;
 	pr_warn("%s: node%u out of sync after a failed %s\n", ms->st->name,
 		leg->node->id, what);

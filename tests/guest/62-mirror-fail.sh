@@ -52,8 +52,6 @@ for i in 1 2; do
 	[[ "$(sysfs_leg m "$i" chunks)" == *-* ]] || fail "node$i's chunks view shows no dirty region"
 	log "node$i: ${dirty[i]} dirty regions"
 done
-# node1 failed first: it missed every write node2 missed, and more.
-((dirty[1] >= dirty[2])) || fail "node1 has fewer dirty regions than node2"
 
 # Reads come from node0 only now: the whole disk reads as node0.
 [[ "$(dev_sha "$M" "$MIB")" == "$(dev_sha /dev/ram0 "$MIB")" ]] ||
