@@ -17,13 +17,13 @@ const struct command dstadm_commands[] = {
 	{ "create",  cmd_create,  "NAME --alg linear|mirror [--chunk-size SIZE]",
 	  "create a storage" },
 	{ "delete",  cmd_delete,  "NAME",		"delete a storage" },
-	{ "add",     cmd_add,     "NAME remote ADDR:PORT [--timeout SECONDS] | NAME local PATH",
+	{ "add",     cmd_add,     "NAME remote ADDR:PORT [--timeout S] [--dead-timeout S] [--reconnect-max S] | NAME local PATH",
 	  "add a node to a storage; prints its name" },
 	{ "remove",  cmd_remove,  "NAME NODE",		"remove a node from a storage" },
 	{ "start",   cmd_start,   "NAME [--assume-clean]",
 	  "start a storage: make its /dev/dstN" },
 	{ "stop",    cmd_stop,    "NAME",		"stop a storage: remove its /dev/dstN" },
-	{ "import",  cmd_import,  "NAME --remote ADDR:PORT [--timeout SECONDS]",
+	{ "import",  cmd_import,  "NAME --remote ADDR:PORT [--timeout S] [--dead-timeout S] [--reconnect-max S]",
 	  "make a remote export a local disk (create, add, start)" },
 	{ "export",  cmd_export,  "NAME --device PATH --listen ADDR:PORT [--read-only]",
 	  "serve a block device over the network" },
@@ -172,23 +172,52 @@ int name_parse(const char *cmd, const char *what, int argc, char *argv[],
 	return EXIT_OK;
 }
 
-/* A request timeout: 1 to DSTADM_MAX_TIMEOUT seconds, in decimal. */
-int parse_timeout(const char *cmd, const char *s, uint32_t *timeout)
+/* Seconds from @min to @max, in decimal, for @what; -1 if not. */
+static int parse_seconds(const char *s, unsigned long min, unsigned long max,
+			 uint32_t *out)
 {
 	unsigned long v;
 	char *end;
 
 	if (*s < '0' || *s > '9')
-		goto bad;
+		return -1;
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || *end || v < 1 || v > DSTADM_MAX_TIMEOUT)
-		goto bad;
-	*timeout = (uint32_t)v;
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* A request timeout: 1 to DSTADM_MAX_TIMEOUT seconds, in decimal. */
+int parse_timeout(const char *cmd, const char *s, uint32_t *timeout)
+{
+	if (parse_seconds(s, 1, DSTADM_MAX_TIMEOUT, timeout) < 0)
+		return usage_error(cmd, "invalid timeout '%s': seconds from 1 to %u",
+				   s, DSTADM_MAX_TIMEOUT);
 	return EXIT_OK;
-bad:
-	return usage_error(cmd, "invalid timeout '%s': seconds from 1 to %u",
-			   s, DSTADM_MAX_TIMEOUT);
+}
+
+int parse_remote_arg(const char *cmd, int c, const char *arg,
+		     struct remote_args *ra)
+{
+	switch (c) {
+	case 't':
+		return parse_timeout(cmd, arg, &ra->timeout);
+	case 'D':
+		if (parse_seconds(arg, 0, DSTADM_MAX_TIMEOUT, &ra->dead_timeout) < 0)
+			return usage_error(cmd, "invalid dead timeout '%s': seconds from 0 to %u",
+					   arg, DSTADM_MAX_TIMEOUT);
+		ra->has_dead_timeout = true;
+		return EXIT_OK;
+	case 'R':
+		if (parse_seconds(arg, 1, DSTADM_MAX_RECONNECT, &ra->reconnect_max) < 0)
+			return usage_error(cmd, "invalid reconnect interval '%s': seconds from 1 to %u",
+					   arg, DSTADM_MAX_RECONNECT);
+		return EXIT_OK;
+	default:
+		return 1;
+	}
 }
 
 int parse_size(const char *s, uint64_t *bytes)

@@ -94,8 +94,18 @@ struct name_opts {
 	const char *name;
 };
 
-/* Longest request timeout (seconds) the module takes: a day. */
+/* Longest request and dead timeout (seconds) the module takes: a day. */
 #define DSTADM_MAX_TIMEOUT	86400
+/* Longest time between reconnects (seconds) the module takes: an hour. */
+#define DSTADM_MAX_RECONNECT	3600
+
+/* Options of a remote node; 0 or false where not given. */
+struct remote_args {
+	uint32_t timeout;		/* seconds a request may take */
+	bool has_dead_timeout;
+	uint32_t dead_timeout;		/* seconds I/O is held while down */
+	uint32_t reconnect_max;		/* most seconds between reconnects */
+};
 
 struct add_opts {
 	bool help;
@@ -105,7 +115,7 @@ struct add_opts {
 	const char *path;		/* local */
 	struct sockaddr_storage addr;	/* remote */
 	socklen_t addr_len;
-	uint32_t timeout;		/* 0: not given */
+	struct remote_args ra;		/* remote */
 };
 
 struct import_opts {
@@ -114,7 +124,7 @@ struct import_opts {
 	const char *remote;		/* as given */
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
-	uint32_t timeout;		/* 0: not given */
+	struct remote_args ra;
 };
 
 struct export_opts {
@@ -141,6 +151,16 @@ int bad_option(const char *cmd, int c, char *argv[]);
 int name_parse(const char *cmd, const char *what, int argc, char *argv[],
 	       bool *help, const char **name);
 int parse_timeout(const char *cmd, const char *s, uint32_t *timeout);
+/*
+ * The options of a remote node, for getopt's @c and @arg: 1 if @c is not
+ * one of them, else EXIT_OK or EXIT_USAGE.
+ */
+int parse_remote_arg(const char *cmd, int c, const char *arg,
+		     struct remote_args *ra);
+#define REMOTE_OPTIONS \
+	{ "timeout",       required_argument, NULL, 't' }, \
+	{ "dead-timeout",  required_argument, NULL, 'D' }, \
+	{ "reconnect-max", required_argument, NULL, 'R' }
 /*
  * A size in bytes: decimal digits with an optional binary suffix K, M, G,
  * T (or KiB, MiB, ...; any case).  0, or -1 if malformed or over 2^64-1.
@@ -179,6 +199,9 @@ struct node_info {
 	uint32_t state;			/* enum dst_node_state */
 	uint32_t inflight;
 	uint32_t timeout;		/* seconds */
+	uint32_t dead_timeout;		/* seconds */
+	uint32_t reconnect_max;		/* seconds */
+	uint32_t reconnects;
 	uint64_t size;
 	uint64_t read_bytes;
 	uint64_t write_bytes;

@@ -104,6 +104,9 @@ int node_info_parse(const struct nlattr *nest, struct node_info *ni)
 	    get_u32(tb[DST_NODE_A_STATE], &ni->state, true) ||
 	    get_u32(tb[DST_NODE_A_INFLIGHT], &ni->inflight, false) ||
 	    get_u32(tb[DST_NODE_A_TIMEOUT], &ni->timeout, false) ||
+	    get_u32(tb[DST_NODE_A_DEAD_TIMEOUT], &ni->dead_timeout, false) ||
+	    get_u32(tb[DST_NODE_A_RECONNECT_MAX], &ni->reconnect_max, false) ||
+	    get_u32(tb[DST_NODE_A_RECONNECTS], &ni->reconnects, false) ||
 	    get_u64(tb[DST_NODE_A_SIZE], &ni->size, false) ||
 	    get_u64(tb[DST_NODE_A_READ_BYTES], &ni->read_bytes, false) ||
 	    get_u64(tb[DST_NODE_A_WRITE_BYTES], &ni->write_bytes, false))

@@ -132,17 +132,28 @@ int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
 
 int dst_nl_put_node(struct dst_nl *nl, struct nlmsghdr *nlh, uint32_t type,
 		    const struct sockaddr_storage *addr, socklen_t addr_len,
-		    const char *path, uint32_t timeout)
+		    const char *path, const struct remote_args *ra)
 {
+	static const struct remote_args none;
 	const size_t size = sizeof(nl->buf);
 	struct nlattr *nest;
+
+	if (!ra)
+		ra = &none;
 
 	nest = mnl_attr_nest_start_check(nlh, size, DST_A_NODE);
 	if (!nest ||
 	    !mnl_attr_put_u32_check(nlh, size, DST_NODE_A_TYPE, type) ||
 	    (addr && !mnl_attr_put_check(nlh, size, DST_NODE_A_ADDR, addr_len, addr)) ||
 	    (path && !mnl_attr_put_strz_check(nlh, size, DST_NODE_A_PATH, path)) ||
-	    (timeout && !mnl_attr_put_u32_check(nlh, size, DST_NODE_A_TIMEOUT, timeout))) {
+	    (ra->timeout &&
+	     !mnl_attr_put_u32_check(nlh, size, DST_NODE_A_TIMEOUT, ra->timeout)) ||
+	    (ra->has_dead_timeout &&
+	     !mnl_attr_put_u32_check(nlh, size, DST_NODE_A_DEAD_TIMEOUT,
+				     ra->dead_timeout)) ||
+	    (ra->reconnect_max &&
+	     !mnl_attr_put_u32_check(nlh, size, DST_NODE_A_RECONNECT_MAX,
+				     ra->reconnect_max))) {
 		fprintf(stderr, "%s: argument too long\n", PROG);
 		return -1;
 	}

@@ -41,13 +41,16 @@ struct storage_args {
 int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
 		       const char *name, const struct storage_args *args);
 
+struct remote_args;
+
 /*
  * Put a DST_A_NODE nest: @type, and @addr (remote) or @path (local), and
- * @timeout if not 0.  Prints the error and returns -1 if they do not fit.
+ * what @ra gives if not NULL.  Prints the error and returns -1 if they do
+ * not fit.
  */
 int dst_nl_put_node(struct dst_nl *nl, struct nlmsghdr *nlh, uint32_t type,
 		    const struct sockaddr_storage *addr, socklen_t addr_len,
-		    const char *path, uint32_t timeout);
+		    const char *path, const struct remote_args *ra);
 
 /*
  * Put a DST_A_EXPORT nest naming an export and, if @device is not NULL,

@@ -11,14 +11,14 @@
 #include "nl.h"
 
 static const struct option add_options[] = {
-	{ "timeout", required_argument, NULL, 't' },
+	REMOTE_OPTIONS,
 	{ "help",    no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 int add_parse(int argc, char *argv[], struct add_opts *o)
 {
-	bool timeout = false;
+	bool remote_opt = false;
 	const char *type;
 	int c, ret;
 
@@ -28,10 +28,12 @@ int add_parse(int argc, char *argv[], struct add_opts *o)
 	while ((c = getopt_long(argc, argv, ":t:h", add_options, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			ret = parse_timeout("add", optarg, &o->timeout);
+		case 'D':
+		case 'R':
+			ret = parse_remote_arg("add", c, optarg, &o->ra);
 			if (ret)
 				return ret;
-			timeout = true;
+			remote_opt = true;
 			break;
 		case 'h':
 			o->help = true;
@@ -62,8 +64,8 @@ int add_parse(int argc, char *argv[], struct add_opts *o)
 		return parse_addr_arg("add", "address", o->target, &o->addr,
 				      &o->addr_len);
 	}
-	if (timeout)
-		return usage_error("add", "--timeout is for remote nodes");
+	if (remote_opt)
+		return usage_error("add", "--timeout, --dead-timeout and --reconnect-max are for remote nodes");
 	if (!*o->target)
 		return usage_error("add", "empty device path");
 	o->type = DST_NODE_LOCAL;
@@ -110,7 +112,7 @@ int cmd_add(int argc, char *argv[])
 	if (dst_nl_put_storage(&nl, nlh, o.name, NULL) < 0 ||
 	    dst_nl_put_node(&nl, nlh, o.type,
 			    o.type == DST_NODE_REMOTE ? &o.addr : NULL,
-			    o.addr_len, o.path, o.timeout) < 0)
+			    o.addr_len, o.path, &o.ra) < 0)
 		goto out;
 	if (dst_nl_request(&nl, nlh, node_id_cb, &id) < 0) {
 		dst_nl_perror(&nl, "storage '%s': node %s", o.name, o.target);

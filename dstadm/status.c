@@ -41,6 +41,7 @@ const char *node_type_name(uint32_t type)
 static const char *const node_states[] = {
 	[DST_NODE_CONNECTED] = "connected",
 	[DST_NODE_DEAD] = "dead",
+	[DST_NODE_RECONNECTING] = "reconnecting",
 };
 
 const char *node_state_name(uint32_t state)
@@ -207,6 +208,9 @@ static void node_print_text(FILE *f, const struct status_set *set,
 	}
 	fprintf(f, "%ssize: %s\n", sub, size);
 	fprintf(f, "%sin flight: %u\n", sub, ni->inflight);
+	if (ni->type == DST_NODE_REMOTE)
+		fprintf(f, "%stimeout: %u s, dead timeout: %u s, reconnects: %u\n",
+			sub, ni->timeout, ni->dead_timeout, ni->reconnects);
 	fprintf(f, "%sread: %s, written: %s\n", sub, rd, wr);
 	child = node_child(set, ni);
 	if (child)
@@ -344,7 +348,7 @@ static struct json_object *address_json(const struct sockaddr_storage *ss,
 static bool node_json(struct json_object *arr, const struct node_info *ni)
 {
 	struct json_object *o = append_object(arr);
-	bool ok;
+	bool ok, remote;
 
 	if (!o)
 		return false;
@@ -362,6 +366,14 @@ static bool node_json(struct json_object *arr, const struct node_info *ni)
 	     add(o, "write_bytes", json_object_new_uint64(ni->write_bytes)) &&
 	     add(o, "timeout", json_object_new_int64(ni->timeout));
 	if (!ok)
+		return false;
+	remote = ni->type == DST_NODE_REMOTE;
+	if (!add_or_null(o, "dead_timeout", remote,
+			 json_object_new_int64(ni->dead_timeout)) ||
+	    !add_or_null(o, "reconnect_max", remote,
+			 json_object_new_int64(ni->reconnect_max)) ||
+	    !add_or_null(o, "reconnects", remote,
+			 json_object_new_int64(ni->reconnects)))
 		return false;
 	/* Legs of a running mirror; null elsewhere: a stable set of keys. */
 	return add_or_null(o, "sync", ni->has_sync,

@@ -187,7 +187,7 @@ int cmd_stop(int argc, char *argv[])
 
 static const struct option import_options[] = {
 	{ "remote",  required_argument, NULL, 'r' },
-	{ "timeout", required_argument, NULL, 't' },
+	REMOTE_OPTIONS,
 	{ "help",    no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -205,7 +205,9 @@ int import_parse(int argc, char *argv[], struct import_opts *o)
 			o->remote = optarg;
 			break;
 		case 't':
-			ret = parse_timeout("import", optarg, &o->timeout);
+		case 'D':
+		case 'R':
+			ret = parse_remote_arg("import", c, optarg, &o->ra);
 			if (ret)
 				return ret;
 			break;
@@ -264,7 +266,7 @@ static int import_step(struct dst_nl *nl, const struct import_opts *o,
 		return -1;
 	if (cmd == DST_CMD_NODE_ADD &&
 	    dst_nl_put_node(nl, nlh, DST_NODE_REMOTE, &o->addr, o->addr_len,
-			    NULL, o->timeout) < 0)
+			    NULL, &o->ra) < 0)
 		return -1;
 	if (dst_nl_request(nl, nlh, cb, data) < 0) {
 		switch (cmd) {

@@ -500,6 +500,7 @@ static struct dst_alg_ops dst_mirror_alg = {
 	.max_nodes	= DST_MIRROR_MAX_LEGS,
 	.chunked	= true,
 	.maps_flush	= true,
+	.fail_fast	= true,
 	.layout		= dst_mirror_layout,
 	.map		= dst_mirror_map,
 	.start		= dst_mirror_start,

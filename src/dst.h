@@ -24,6 +24,8 @@ struct dst_node;
 struct dst_remote;
 
 #define DST_DEFAULT_TIMEOUT	30	/* seconds, as nbd's */
+#define DST_DEFAULT_RECONNECT_MAX 30	/* seconds between reconnects, at most */
+#define DST_MAX_RECONNECT	3600
 #define DST_MAX_TIMEOUT		(24 * 3600)
 #define DST_MAX_REQUEST		SZ_1M	/* bytes per READ/WRITE */
 
@@ -35,6 +37,8 @@ struct dst_remote;
  * @chunked:	takes a chunk size (DST_STORAGE_A_CHUNK_SIZE)
  * @maps_flush:	@map takes empty flushes and REQ_PREFLUSH itself; without
  *		it the disk sends flushes to every node
+ * @fail_fast:	remote nodes fail I/O at once while down, never hold it:
+ *		the algorithm has other nodes to go to
  * @layout:	place the nodes of a stopped storage and set its size
  * @map:	send a bio of the storage's disk to its nodes
  * @start:	optional, make the state of a storage that starts running
@@ -55,6 +59,7 @@ struct dst_alg_ops {
 	unsigned int max_nodes;
 	bool chunked;
 	bool maps_flush;
+	bool fail_fast;
 	void (*layout)(struct dst_storage *st);
 	void (*map)(struct dst_storage *st, struct bio *bio);
 	int (*start)(struct dst_storage *st, bool assume_clean,
@@ -96,6 +101,13 @@ struct dst_node_limits {
 	u32 max_request;
 	bool read_only;
 	u64 features;
+};
+
+/* How a remote node behaves; 0 for the defaults. */
+struct dst_remote_opts {
+	unsigned int timeout;		/* seconds a request may take */
+	unsigned int dead_timeout;	/* seconds I/O is held while down */
+	unsigned int reconnect_max;	/* seconds between reconnects, at most */
 };
 
 /**
@@ -194,7 +206,8 @@ struct dst_storage *dst_storage_next(u32 *id);
 /* Nodes: node.c */
 struct dst_node *dst_node_create_remote(struct dst_storage *st,
 					const struct sockaddr_storage *addr,
-					int addrlen, unsigned int timeout,
+					int addrlen,
+					const struct dst_remote_opts *opts,
 					const char **why);
 struct dst_node *dst_node_create_local(struct dst_storage *st,
 				       const char *path, const char **why);
@@ -206,13 +219,15 @@ int dst_node_fill(struct sk_buff *skb, struct dst_node *node);
 /* The client of a remote export: remote.c */
 struct dst_remote *dst_remote_connect(struct dst_node *node,
 				      const struct sockaddr_storage *addr,
-				      int addrlen, unsigned int timeout,
+				      int addrlen,
+				      const struct dst_remote_opts *opts,
 				      const char **why);
 void dst_remote_destroy(struct dst_remote *r);
 void dst_remote_submit(struct dst_remote *r, struct bio *bio);
-bool dst_remote_dead(struct dst_remote *r);
+enum dst_node_state dst_remote_state(struct dst_remote *r);
 unsigned int dst_remote_inflight(struct dst_remote *r);
-unsigned int dst_remote_timeout(struct dst_remote *r);
+unsigned int dst_remote_reconnects(struct dst_remote *r);
+void dst_remote_get_opts(struct dst_remote *r, struct dst_remote_opts *opts);
 const struct sockaddr_storage *dst_remote_addr(struct dst_remote *r, int *len);
 
 /* Socket helpers: sock.c */

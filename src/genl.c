@@ -46,6 +46,9 @@ static const struct nla_policy dst_node_policy[DST_NODE_A_MAX + 1] = {
 	[DST_NODE_A_SYNC]	= { .type = NLA_REJECT },
 	[DST_NODE_A_REGIONS]	= { .type = NLA_REJECT },
 	[DST_NODE_A_DIRTY]	= { .type = NLA_REJECT },
+	[DST_NODE_A_DEAD_TIMEOUT] = { .type = NLA_U32 },
+	[DST_NODE_A_RECONNECT_MAX] = { .type = NLA_U32 },
+	[DST_NODE_A_RECONNECTS]	= { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dst_export_policy[DST_EXPORT_A_MAX + 1] = {
@@ -474,8 +477,9 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 	struct sockaddr_storage addr;
 	struct dst_storage *st;
 	struct dst_node *node;
+	struct dst_remote_opts opts = {};
 	const char *why = NULL, *path = NULL;
-	u32 timeout = 0, type, id = 0;
+	u32 type, id = 0;
 	int err, len = 0;
 
 	if (GENL_REQ_ATTR_CHECK(info, DST_A_NODE))
@@ -503,9 +507,34 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 		if (err)
 			return err;
 	}
+	if (type == DST_NODE_LOCAL &&
+	    (tb[DST_NODE_A_TIMEOUT] || tb[DST_NODE_A_DEAD_TIMEOUT] ||
+	     tb[DST_NODE_A_RECONNECT_MAX])) {
+		NL_SET_ERR_MSG(info->extack,
+			       "timeouts and reconnects are for remote nodes");
+		return -EINVAL;
+	}
+	if (tb[DST_NODE_A_DEAD_TIMEOUT]) {
+		opts.dead_timeout = nla_get_u32(tb[DST_NODE_A_DEAD_TIMEOUT]);
+		if (opts.dead_timeout > DST_MAX_TIMEOUT) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[DST_NODE_A_DEAD_TIMEOUT],
+					    "dead timeout longer than a day");
+			return -EINVAL;
+		}
+	}
+	if (tb[DST_NODE_A_RECONNECT_MAX]) {
+		opts.reconnect_max = nla_get_u32(tb[DST_NODE_A_RECONNECT_MAX]);
+		if (opts.reconnect_max > DST_MAX_RECONNECT) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[DST_NODE_A_RECONNECT_MAX],
+					    "reconnect interval longer than an hour");
+			return -EINVAL;
+		}
+	}
 	if (tb[DST_NODE_A_TIMEOUT]) {
-		timeout = nla_get_u32(tb[DST_NODE_A_TIMEOUT]);
-		if (timeout > DST_MAX_TIMEOUT) {
+		opts.timeout = nla_get_u32(tb[DST_NODE_A_TIMEOUT]);
+		if (opts.timeout > DST_MAX_TIMEOUT) {
 			NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_NODE_A_TIMEOUT],
 					    "timeout longer than a day");
 			return -EINVAL;
@@ -519,7 +548,7 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 	if (type == DST_NODE_LOCAL)
 		node = dst_node_create_local(st, path, &why);
 	else
-		node = dst_node_create_remote(st, &addr, len, timeout, &why);
+		node = dst_node_create_remote(st, &addr, len, &opts, &why);
 	if (IS_ERR(node)) {
 		err = PTR_ERR(node);
 		goto out;

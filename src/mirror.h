@@ -31,6 +31,8 @@
  * @inflight:	I/O sent to the leg and not answered yet
  * @last:	sector after the last read sent to it
  * @nonrot:	no seek cost: reads are balanced by @inflight only
+ * @fail_gen:	a remote node's reconnect count when the leg went out of
+ *		sync: a higher one means it came back
  *
  * @sync, @dirty, @nr_dirty and @last change under dst_mirror.lock.
  */
@@ -43,6 +45,7 @@ struct dst_leg {
 	atomic_t inflight;
 	sector_t last;
 	bool nonrot;
+	unsigned int fail_gen;
 };
 
 struct dst_resync;

@@ -233,6 +233,30 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 		dst_mirror_write(ms, bio);
 }
 
+/*
+ * Legs out of sync whose remote node has connected again since they
+ * failed get their dirty regions copied: what was written while they
+ * were away, and what they failed.  Lock held.
+ */
+static void dst_resync_returns(struct dst_mirror *ms)
+{
+	struct dst_remote *r;
+	struct dst_leg *leg;
+	unsigned int i;
+
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		r = leg->node->remote;
+		if (leg->sync != DST_SYNC_OUT_OF_SYNC || !r ||
+		    dst_remote_state(r) != DST_NODE_CONNECTED ||
+		    dst_remote_reconnects(r) == leg->fail_gen)
+			continue;
+		leg->sync = DST_SYNC_RESYNCING;
+		pr_info("%s: node%u is back, resyncing %llu dirty region(s)\n",
+			ms->st->name, leg->node->id, leg->nr_dirty);
+	}
+}
+
 static bool dst_resync_wanted(struct dst_mirror *ms)
 {
 	bool wanted;
@@ -257,14 +281,17 @@ static int dst_resync_thread(void *data)
 			continue;
 		}
 		spin_lock_irq(&ms->lock);
+		dst_resync_returns(ms);
 		region = dst_resync_source(ms) ? dst_resync_next(ms) :
 						 DST_NO_REGION;
 		spin_unlock_irq(&ms->lock);
 		if (region == DST_NO_REGION) {
-			wait_event_interruptible(ms->resync_wait,
-						 dst_resync_wanted(ms) ||
-						 kthread_should_stop() ||
-						 kthread_should_park());
+			/* Woken for new legs; looks for returning ones each second. */
+			wait_event_interruptible_timeout(ms->resync_wait,
+							 dst_resync_wanted(ms) ||
+							 kthread_should_stop() ||
+							 kthread_should_park(),
+							 HZ);
 			continue;
 		}
 		dst_resync_region(rs, region);

@@ -143,6 +143,8 @@ void dst_leg_fail(struct dst_mirror *ms, struct dst_leg *leg,
 	if (leg->sync == DST_SYNC_OUT_OF_SYNC)
 		return;
 	leg->sync = DST_SYNC_OUT_OF_SYNC;
+	if (leg->node->remote)
+		leg->fail_gen = dst_remote_reconnects(leg->node->remote);
 	pr_warn("%s: node%u out of sync after a failed %s\n", ms->st->name,
 		leg->node->id, what);
 }

@@ -64,7 +64,8 @@ struct dst_node *dst_node_create_local(struct dst_storage *st,
 /* An export of another host, connected and handshaken now. */
 struct dst_node *dst_node_create_remote(struct dst_storage *st,
 					const struct sockaddr_storage *addr,
-					int addrlen, unsigned int timeout,
+					int addrlen,
+					const struct dst_remote_opts *opts,
 					const char **why)
 {
 	struct dst_node *node;
@@ -74,7 +75,7 @@ struct dst_node *dst_node_create_remote(struct dst_storage *st,
 	if (!node)
 		return ERR_PTR(-ENOMEM);
 
-	r = dst_remote_connect(node, addr, addrlen, timeout, why);
+	r = dst_remote_connect(node, addr, addrlen, opts, why);
 	if (IS_ERR(r)) {
 		kfree(node);
 		return ERR_CAST(r);
@@ -111,22 +112,27 @@ void dst_node_submit(struct dst_node *node, struct bio *bio)
 
 enum dst_node_state dst_node_state(struct dst_node *node)
 {
-	return node->remote && dst_remote_dead(node->remote) ?
-	       DST_NODE_DEAD : DST_NODE_CONNECTED;
+	return node->remote ? dst_remote_state(node->remote) :
+			      DST_NODE_CONNECTED;
 }
 
 /* The attributes that only one type of node has. */
 static int dst_node_fill_type(struct sk_buff *skb, struct dst_node *node)
 {
 	const struct sockaddr_storage *addr;
+	struct dst_remote_opts opts;
 	int addrlen;
 
 	if (!node->remote)
 		return nla_put_string(skb, DST_NODE_A_PATH, node->path);
 	addr = dst_remote_addr(node->remote, &addrlen);
+	dst_remote_get_opts(node->remote, &opts);
 	if (nla_put(skb, DST_NODE_A_ADDR, addrlen, addr) ||
-	    nla_put_u32(skb, DST_NODE_A_TIMEOUT,
-			dst_remote_timeout(node->remote)) ||
+	    nla_put_u32(skb, DST_NODE_A_TIMEOUT, opts.timeout) ||
+	    nla_put_u32(skb, DST_NODE_A_DEAD_TIMEOUT, opts.dead_timeout) ||
+	    nla_put_u32(skb, DST_NODE_A_RECONNECT_MAX, opts.reconnect_max) ||
+	    nla_put_u32(skb, DST_NODE_A_RECONNECTS,
+			dst_remote_reconnects(node->remote)) ||
 	    nla_put_u32(skb, DST_NODE_A_INFLIGHT,
 			dst_remote_inflight(node->remote)))
 		return -EMSGSIZE;

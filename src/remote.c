@@ -2,21 +2,28 @@
 /*
  * dst: distributed storage - the client of a remote export.
  *
- * A remote node owns one TCP connection.  Bios are sent from the context
- * that submits them, under tx_lock, as nbd does; one receive thread reads
- * the replies, which may come in any order, and completes the bios,
- * receiving read data straight into their pages.
+ * A remote node owns one TCP connection at a time.  Bios are sent from the
+ * context that submits them, under tx_lock, as nbd does; a thread per node
+ * connects, does the handshake, then reads the replies, which may come in
+ * any order, and completes the bios, receiving read data straight into
+ * their pages.
  *
  * Requests live in a table of DST_REMOTE_DEPTH slots allocated with the
- * connection, so the I/O path allocates nothing.  A handle is the slot
- * index and a sequence number bumped at each use of the slot, so that a
- * stale or forged handle is recognised.  A slot has two references, one
- * for sending and one for the reply; the bio completes when both are gone,
- * so a reply that comes early never races with the pages being sent.
+ * node, so the I/O path allocates nothing.  A handle is the slot index and
+ * a sequence number bumped at each send of the slot, so that a stale or
+ * forged handle is recognised.  A slot has two references, one for
+ * sending and one for the reply; the bio completes when both are gone, so
+ * a reply that comes early never races with the pages being sent.
  *
  * Any protocol violation, a send or receive error, or a request older than
- * the timeout kills the connection: every request in flight and every new
- * one fails with EIO.
+ * the timeout ends the connection.  The thread then connects again, with
+ * an exponential backoff from DST_RECONNECT_MIN up to the node's
+ * reconnect_max, and refuses an export that became smaller or can do less.
+ * While the node is down, its requests are held for dead_timeout (sent
+ * again on the new connection, as nbd requeues) and then failed with EIO,
+ * like every new one until the node is back; with a dead_timeout of 0, and
+ * always for a leg of a mirror, which has the other legs, they fail at
+ * once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +39,7 @@
 
 #define DST_REMOTE_DEPTH	128
 #define DST_HANDSHAKE_TIMEOUT	(10 * HZ)
+#define DST_RECONNECT_MIN	(HZ / 10)
 
 struct dst_remote_req {
 	struct bio *bio;
@@ -41,23 +49,52 @@ struct dst_remote_req {
 	u32 seq;
 	u8 cmd;
 	bool awaiting_reply;
+	bool held;
 };
 
+/**
+ * struct dst_remote - the client side of a remote node
+ * @node:	the node
+ * @sock:	the connection, NULL between connections; set and cleared by
+ *		@task under @sock_lock, used for I/O only while @up
+ * @sock_lock:	@sock's lifetime against shutdown from other contexts
+ * @tx_lock:	one sender at a time; @up changes under it and @lock
+ * @lock:	slots, @busy, @up, @failing, @down_since
+ * @up:		connected and handshaken
+ * @failing:	down for longer than @dead_timeout: I/O fails at once
+ * @stopping:	being destroyed
+ * @down_since:	when the last connection ended
+ * @reconnects:	connections made after the first
+ * @task:	connects, receives, and connects again
+ */
 struct dst_remote {
 	struct dst_node *node;
 	struct socket *sock;
+	struct mutex sock_lock;		/* see above */
 	struct sockaddr_storage addr;
 	int addrlen;
 	unsigned long timeout;
-	struct mutex tx_lock;		/* one sender at a time */
-	spinlock_t lock;		/* slots, busy, dead */
+	unsigned long dead_timeout;
+	unsigned long reconnect_max;
+	struct mutex tx_lock;		/* see above */
+	spinlock_t lock;		/* see above */
 	DECLARE_BITMAP(busy, DST_REMOTE_DEPTH);
 	unsigned int nr_busy;
-	bool dead;
+	bool up;
+	bool failing;
+	bool stopping;
+	unsigned long down_since;
+	atomic_t reconnects;
 	wait_queue_head_t wait;
-	struct task_struct *rx;
+	struct task_struct *task;
 	struct delayed_work timeout_work;
 	struct dst_remote_req reqs[DST_REMOTE_DEPTH];
+};
+
+/* What the export said in its hello. */
+struct dst_remote_hello {
+	u64 size;
+	struct dst_node_limits limits;
 };
 
 static u64 dst_handle(struct dst_remote *r, struct dst_remote_req *req)
@@ -65,13 +102,13 @@ static u64 dst_handle(struct dst_remote *r, struct dst_remote_req *req)
 	return (u64)req->seq << 32 | (req - r->reqs);
 }
 
-/* Close the connection; the receive thread fails what is in flight. */
+/* End the connection; its thread fails or holds what is in flight. */
 static void dst_remote_kill(struct dst_remote *r)
 {
-	spin_lock(&r->lock);
-	r->dead = true;
-	spin_unlock(&r->lock);
-	kernel_sock_shutdown(r->sock, SHUT_RDWR);
+	mutex_lock(&r->sock_lock);
+	if (r->sock)
+		kernel_sock_shutdown(r->sock, SHUT_RDWR);
+	mutex_unlock(&r->sock_lock);
 	wake_up_all(&r->wait);
 }
 
@@ -101,7 +138,17 @@ static void dst_remote_put_req(struct dst_remote *r, struct dst_remote_req *req)
 	bio_endio(bio);
 }
 
-/* Take a free slot for @bio, waiting for one; NULL if the connection is dead. */
+/* Whether a request of a node that is down waits for it; lock held. */
+static bool dst_remote_holds(struct dst_remote *r)
+{
+	return r->dead_timeout && !r->failing && !r->stopping &&
+	       !r->node->st->alg->fail_fast;
+}
+
+/*
+ * Take a free slot for @bio, waiting for one; NULL if the node fails I/O
+ * now: stopping, or down and not holding.
+ */
 static struct dst_remote_req *dst_remote_get_req(struct dst_remote *r,
 						 struct bio *bio, u8 cmd)
 {
@@ -109,10 +156,10 @@ static struct dst_remote_req *dst_remote_get_req(struct dst_remote *r,
 	unsigned int idx;
 
 	for (;;) {
-		wait_event(r->wait, READ_ONCE(r->dead) ||
+		wait_event(r->wait, READ_ONCE(r->stopping) ||
 			   READ_ONCE(r->nr_busy) < DST_REMOTE_DEPTH);
 		spin_lock(&r->lock);
-		if (r->dead) {
+		if (r->stopping || (!r->up && !dst_remote_holds(r))) {
 			spin_unlock(&r->lock);
 			return NULL;
 		}
@@ -126,13 +173,24 @@ static struct dst_remote_req *dst_remote_get_req(struct dst_remote *r,
 	req = &r->reqs[idx];
 	req->bio = bio;
 	req->cmd = cmd;
-	req->seq++;
 	req->start = jiffies;
 	req->status = BLK_STS_OK;
 	req->awaiting_reply = true;
+	req->held = false;
 	refcount_set(&req->refs, 2);
 	spin_unlock(&r->lock);
 	return req;
+}
+
+/* Fail @req, which waits for a reply, now; lock held, not the last ref. */
+static bool dst_remote_fail_req(struct dst_remote_req *req)
+{
+	if (!req->awaiting_reply)
+		return false;
+	req->awaiting_reply = false;
+	req->held = false;
+	req->status = BLK_STS_IOERR;
+	return true;
 }
 
 static int dst_bio_cmd(struct bio *bio, u8 *cmd, u16 *flags)
@@ -167,11 +225,40 @@ static int dst_bio_cmd(struct bio *bio, u8 *cmd, u16 *flags)
 	}
 }
 
+/* Send @req on the connection; tx_lock held, the node up. */
+static int dst_remote_send(struct dst_remote *r, struct dst_remote_req *req)
+{
+	struct bio *bio = req->bio;
+	struct dst_request hdr;
+	u16 flags;
+	u8 cmd;
+
+	dst_bio_cmd(bio, &cmd, &flags);
+	spin_lock(&r->lock);
+	req->seq++;
+	req->start = jiffies;
+	spin_unlock(&r->lock);
+	hdr = (struct dst_request) {
+		.magic = cpu_to_be32(DST_REQ_MAGIC),
+		.version = DST_PROTO_VERSION,
+		.cmd = cmd,
+		.flags = cpu_to_be16(flags),
+		.handle = cpu_to_be64(dst_handle(r, req)),
+		.offset = cpu_to_be64(cmd == DST_REQ_FLUSH ? 0 :
+				      bio->bi_iter.bi_sector << SECTOR_SHIFT),
+		.length = cpu_to_be32(cmd == DST_REQ_FLUSH ? 0 :
+				      bio->bi_iter.bi_size),
+	};
+	return dst_sock_send(r->sock, &hdr, sizeof(hdr), cmd == DST_REQ_WRITE) ?:
+	       (cmd == DST_REQ_WRITE ?
+		dst_sock_send_bio(r->sock, bio, false, false) : 0);
+}
+
 /* Send @bio; its sector is relative to the node. */
 void dst_remote_submit(struct dst_remote *r, struct bio *bio)
 {
 	struct dst_remote_req *req;
-	struct dst_request hdr;
+	bool failed = false;
 	u16 flags;
 	u8 cmd;
 	int err;
@@ -188,30 +275,28 @@ void dst_remote_submit(struct dst_remote *r, struct bio *bio)
 		return;
 	}
 
-	hdr = (struct dst_request) {
-		.magic = cpu_to_be32(DST_REQ_MAGIC),
-		.version = DST_PROTO_VERSION,
-		.cmd = cmd,
-		.flags = cpu_to_be16(flags),
-		.handle = cpu_to_be64(dst_handle(r, req)),
-		.offset = cpu_to_be64(cmd == DST_REQ_FLUSH ? 0 :
-				      bio->bi_iter.bi_sector << SECTOR_SHIFT),
-		.length = cpu_to_be32(cmd == DST_REQ_FLUSH ? 0 :
-				      bio->bi_iter.bi_size),
-	};
-
 	mutex_lock(&r->tx_lock);
-	err = READ_ONCE(r->dead) ? -ENOTCONN :
-	      dst_sock_send(r->sock, &hdr, sizeof(hdr), cmd == DST_REQ_WRITE);
-	if (!err && cmd == DST_REQ_WRITE)
-		err = dst_sock_send_bio(r->sock, bio, false, false);
+	if (READ_ONCE(r->up)) {
+		err = dst_remote_send(r, req);
+		if (err) {
+			pr_err_ratelimited("dst%u: node%u: send to %pISpc failed (%d), closing the connection\n",
+					   r->node->st->id, r->node->id,
+					   &r->addr, err);
+			dst_remote_kill(r);
+		}
+	} else {
+		/* Down: held for the next connection, or failed. */
+		spin_lock(&r->lock);
+		if (dst_remote_holds(r))
+			req->held = req->awaiting_reply;
+		else
+			failed = dst_remote_fail_req(req);
+		spin_unlock(&r->lock);
+	}
 	mutex_unlock(&r->tx_lock);
 
-	if (err && !READ_ONCE(r->dead)) {
-		pr_err_ratelimited("dst%u: node %u: send to %pISpc failed (%d), closing the connection\n",
-				   r->node->st->id, r->node->id, &r->addr, err);
-		dst_remote_kill(r);
-	}
+	if (failed)
+		dst_remote_put_req(r, req);
 	dst_remote_put_req(r, req);
 }
 
@@ -283,70 +368,152 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 	return err;
 }
 
-/* Fail every request still waiting for its reply. */
-static void dst_remote_fail_all(struct dst_remote *r)
+/*
+ * The connection ended: no sender uses it any more; requests waiting for
+ * a reply are held for the next one or failed.
+ */
+static void dst_remote_down(struct dst_remote *r)
 {
 	struct dst_remote_req *req;
+	struct socket *sock;
+	bool hold, failed;
 	unsigned int i;
+
+	mutex_lock(&r->tx_lock);
+	spin_lock(&r->lock);
+	r->up = false;
+	r->down_since = jiffies;
+	spin_unlock(&r->lock);
+	mutex_unlock(&r->tx_lock);
+
+	mutex_lock(&r->sock_lock);
+	sock = r->sock;
+	r->sock = NULL;
+	mutex_unlock(&r->sock_lock);
+	if (sock)
+		sock_release(sock);
 
 	for (i = 0; i < DST_REMOTE_DEPTH; i++) {
 		req = &r->reqs[i];
 		spin_lock(&r->lock);
-		if (!req->awaiting_reply) {
-			spin_unlock(&r->lock);
-			continue;
-		}
-		req->awaiting_reply = false;
+		hold = dst_remote_holds(r);
+		if (hold)
+			req->held = req->awaiting_reply;
+		failed = !hold && dst_remote_fail_req(req);
 		spin_unlock(&r->lock);
-		req->status = BLK_STS_IOERR;
-		dst_remote_put_req(r, req);
+		if (failed)
+			dst_remote_put_req(r, req);
 	}
 }
 
-static int dst_remote_rx(void *data)
+/* Fail the requests held while the node is down; returns how many. */
+static unsigned int dst_remote_fail_held(struct dst_remote *r)
 {
-	struct dst_remote *r = data;
-	const char *why = NULL;
+	struct dst_remote_req *req;
+	unsigned int i, n = 0;
+	bool failed;
+
+	for (i = 0; i < DST_REMOTE_DEPTH; i++) {
+		req = &r->reqs[i];
+		spin_lock(&r->lock);
+		failed = req->held && dst_remote_fail_req(req);
+		spin_unlock(&r->lock);
+		if (failed) {
+			dst_remote_put_req(r, req);
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * A new connection is up: send the held requests again (with new
+ * handles), then let new ones go.  Both under tx_lock, so nothing new
+ * passes the held ones.  An error ends this connection too.
+ */
+static int dst_remote_resend(struct dst_remote *r)
+{
+	struct dst_remote_req *req;
+	unsigned int i, n = 0;
+	bool send;
+	int err = 0;
+
+	mutex_lock(&r->tx_lock);
+	for (i = 0; i < DST_REMOTE_DEPTH && !err; i++) {
+		req = &r->reqs[i];
+		spin_lock(&r->lock);
+		send = req->held;
+		if (send) {
+			req->held = false;
+			/* A sending reference: a reply cannot come yet, but
+			 * dst_remote_destroy() may fail the request.
+			 */
+			refcount_inc(&req->refs);
+		}
+		spin_unlock(&r->lock);
+		if (!send)
+			continue;
+		err = dst_remote_send(r, req);
+		dst_remote_put_req(r, req);
+		n++;
+	}
+	spin_lock(&r->lock);
+	r->up = !err;
+	r->failing = false;
+	spin_unlock(&r->lock);
+	mutex_unlock(&r->tx_lock);
+	if (n)
+		pr_info("dst%u: node%u: %u held request(s) sent again\n",
+			r->node->st->id, r->node->id, n);
+	return err;
+}
+
+static int dst_remote_rx(struct dst_remote *r, const char **why)
+{
 	int err;
 
 	do {
-		err = dst_remote_recv_one(r, &why);
+		err = dst_remote_recv_one(r, why);
 	} while (!err);
-
-	if (!READ_ONCE(r->dead))
-		pr_err("dst%u: node %u: %pISpc: %s (%d), failing its I/O\n",
-		       r->node->st->id, r->node->id, &r->addr, why, err);
-	dst_remote_kill(r);
-	dst_remote_fail_all(r);
-
-	/* Wait for dst_remote_destroy(). */
-	dst_wait_for_stop();
-	return 0;
+	return err;
 }
 
 static void dst_remote_timeout_work(struct work_struct *work)
 {
 	struct dst_remote *r = container_of(to_delayed_work(work),
 					    struct dst_remote, timeout_work);
-	bool expired = false;
-	unsigned int i;
+	bool expired = false, dead = false;
+	unsigned int i, n;
 
 	spin_lock(&r->lock);
-	for_each_set_bit(i, r->busy, DST_REMOTE_DEPTH) {
-		if (r->reqs[i].awaiting_reply &&
-		    time_after(jiffies, r->reqs[i].start + r->timeout)) {
-			expired = true;
-			break;
+	if (r->up) {
+		for_each_set_bit(i, r->busy, DST_REMOTE_DEPTH) {
+			if (r->reqs[i].awaiting_reply && !r->reqs[i].held &&
+			    time_after(jiffies, r->reqs[i].start + r->timeout)) {
+				expired = true;
+				break;
+			}
 		}
+	} else if (!r->failing &&
+		   time_after(jiffies, r->down_since + r->dead_timeout)) {
+		r->failing = true;
+		dead = true;
 	}
 	spin_unlock(&r->lock);
 
-	if (expired && !READ_ONCE(r->dead)) {
-		pr_err("dst%u: node %u: %pISpc: request timed out after %lu s, closing the connection\n",
+	if (expired) {
+		pr_err("dst%u: node%u: %pISpc: request timed out after %lu s, closing the connection\n",
 		       r->node->st->id, r->node->id, &r->addr, r->timeout / HZ);
 		dst_remote_kill(r);
 	}
-	if (!READ_ONCE(r->dead))
+	if (dead) {
+		n = dst_remote_fail_held(r);
+		if (r->dead_timeout && !r->node->st->alg->fail_fast)
+			pr_err("dst%u: node%u: %pISpc: down for %lu s, failing %u held request(s) and new ones until it is back\n",
+			       r->node->st->id, r->node->id, &r->addr,
+			       r->dead_timeout / HZ, n);
+	}
+	if (!READ_ONCE(r->stopping))
 		schedule_delayed_work(&r->timeout_work, HZ);
 }
 
@@ -355,10 +522,11 @@ static bool dst_valid_block_size(u32 bs)
 	return bs >= SECTOR_SIZE && bs <= PAGE_SIZE && is_power_of_2(bs);
 }
 
-/* Hello and its reply: fills the node's size and limits. */
-static int dst_remote_handshake(struct dst_remote *r, const char **why)
+/* Hello and its reply on @sock: fills @h. */
+static int dst_remote_handshake(struct dst_remote *r, struct socket *sock,
+				struct dst_remote_hello *h, const char **why)
 {
-	struct dst_node_limits *lim = &r->node->limits;
+	struct dst_node_limits *lim = &h->limits;
 	struct dst_hello_reply rep;
 	struct dst_hello hello = {
 		.magic = cpu_to_be32(DST_HELLO_MAGIC),
@@ -368,12 +536,11 @@ static int dst_remote_handshake(struct dst_remote *r, const char **why)
 					DST_FEAT_WRITE_ZEROES),
 	};
 	u32 pbs, max;
-	u64 size;
 	int err;
 
-	err = dst_sock_send(r->sock, &hello, sizeof(hello), false);
+	err = dst_sock_send(sock, &hello, sizeof(hello), false);
 	if (!err)
-		err = dst_sock_recv(r->sock, &rep, sizeof(rep));
+		err = dst_sock_recv(sock, &rep, sizeof(rep));
 	if (err) {
 		*why = "no hello from the export";
 		return err;
@@ -399,13 +566,13 @@ static int dst_remote_handshake(struct dst_remote *r, const char **why)
 		return -EPROTONOSUPPORT;
 	}
 
-	size = be64_to_cpu(rep.size);
+	h->size = be64_to_cpu(rep.size);
 	lim->logical_block_size = be32_to_cpu(rep.logical_block_size);
 	pbs = be32_to_cpu(rep.physical_block_size);
 	max = be32_to_cpu(rep.max_request);
 	if (!dst_valid_block_size(lim->logical_block_size) ||
 	    !is_power_of_2(pbs) || pbs < lim->logical_block_size ||
-	    !size || size & (lim->logical_block_size - 1) ||
+	    !h->size || h->size & (lim->logical_block_size - 1) ||
 	    max < lim->logical_block_size) {
 		*why = "the export sent impossible sizes";
 		return -EPROTO;
@@ -416,15 +583,157 @@ static int dst_remote_handshake(struct dst_remote *r, const char **why)
 	lim->read_only = be32_to_cpu(rep.flags) & DST_EXPORT_READ_ONLY;
 	lim->features = be64_to_cpu(rep.features) &
 			be64_to_cpu(hello.features);
-	r->node->size = size;
+	return 0;
+}
+
+/* Whether the export, back again, can still be what the node was. */
+static bool dst_remote_same(struct dst_remote *r,
+			    const struct dst_remote_hello *h, const char **why)
+{
+	const struct dst_node_limits *old = &r->node->limits;
+
+	if (h->size < r->node->size) {
+		*why = "the export became smaller";
+		return false;
+	}
+	if (h->limits.logical_block_size != old->logical_block_size ||
+	    h->limits.max_request < old->max_request ||
+	    (old->features & ~h->limits.features) ||
+	    (h->limits.read_only && !old->read_only)) {
+		*why = "the export can do less than before";
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Connect and do the handshake; on success the socket is @r->sock and @h
+ * says what the export is.  @r->sock is set while connecting, so that
+ * dst_remote_destroy() can shut it down.
+ */
+static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
+			   const char **why)
+{
+	struct socket *sock;
+	int err;
+
+	err = sock_create_kern(&init_net, r->addr.ss_family, SOCK_STREAM,
+			       IPPROTO_TCP, &sock);
+	if (err) {
+		*why = "cannot create a socket";
+		return err;
+	}
+	sock->sk->sk_sndtimeo = DST_HANDSHAKE_TIMEOUT;
+	sock->sk->sk_rcvtimeo = DST_HANDSHAKE_TIMEOUT;
+	mutex_lock(&r->sock_lock);
+	if (READ_ONCE(r->stopping)) {
+		mutex_unlock(&r->sock_lock);
+		sock_release(sock);
+		*why = "stopping";
+		return -EINTR;
+	}
+	r->sock = sock;
+	mutex_unlock(&r->sock_lock);
+
+	err = kernel_connect(sock, (struct sockaddr *)&r->addr, r->addrlen, 0);
+	if (err)
+		*why = "cannot connect to the export";
+	else
+		err = dst_remote_handshake(r, sock, h, why);
+	if (err) {
+		mutex_lock(&r->sock_lock);
+		r->sock = NULL;
+		mutex_unlock(&r->sock_lock);
+		sock_release(sock);
+		return err;
+	}
+	dst_sock_setup(sock);
+	sock->sk->sk_sndtimeo = r->timeout;
+	sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
+	return 0;
+}
+
+/* Connect again until it works or the node goes; 0 when connected. */
+static int dst_remote_redial(struct dst_remote *r)
+{
+	unsigned long delay = DST_RECONNECT_MIN;
+	const char *why = NULL, *logged = NULL;
+	struct dst_remote_hello h;
+	int err;
+
+	for (;;) {
+		wait_event_interruptible_timeout(r->wait,
+						 READ_ONCE(r->stopping), delay);
+		if (READ_ONCE(r->stopping))
+			return -EINTR;
+		delay = min(delay * 2, r->reconnect_max);
+		err = dst_remote_dial(r, &h, &why);
+		if (!err && dst_remote_same(r, &h, &why))
+			break;
+		if (!err) {
+			err = -EINVAL;
+			mutex_lock(&r->sock_lock);
+			sock_release(r->sock);
+			r->sock = NULL;
+			mutex_unlock(&r->sock_lock);
+		}
+		/* Each new reason once, not each attempt. */
+		if (why != logged)
+			pr_warn("dst%u: node%u: %pISpc: %s (%d), trying again\n",
+				r->node->st->id, r->node->id, &r->addr, why,
+				err);
+		logged = why;
+	}
+	atomic_inc(&r->reconnects);
+	pr_info("dst%u: node%u: reconnected to %pISpc after %lu s\n",
+		r->node->st->id, r->node->id, &r->addr,
+		(jiffies - r->down_since) / HZ);
+	return 0;
+}
+
+/*
+ * Connect again and send the held requests, until both work; nonzero
+ * when the node goes away first.
+ */
+static int dst_remote_reconnect(struct dst_remote *r)
+{
+	for (;;) {
+		if (dst_remote_redial(r))
+			return -EINTR;
+		if (!dst_remote_resend(r))
+			return 0;
+		dst_remote_down(r);
+	}
+}
+
+/* The node's thread: receive; when the connection ends, connect again. */
+static int dst_remote_thread(void *data)
+{
+	struct dst_remote *r = data;
+	const char *why = NULL;
+	int err;
+
+	do {
+		err = dst_remote_rx(r, &why);
+		if (!READ_ONCE(r->stopping))
+			pr_err("dst%u: node%u: %pISpc: %s (%d), reconnecting\n",
+			       r->node->st->id, r->node->id, &r->addr, why,
+			       err);
+		dst_remote_down(r);
+	} while (!dst_remote_reconnect(r));
+
+	/* Wait for dst_remote_destroy(). */
+	dst_wait_for_stop();
 	return 0;
 }
 
 struct dst_remote *dst_remote_connect(struct dst_node *node,
 				      const struct sockaddr_storage *addr,
-				      int addrlen, unsigned int timeout,
+				      int addrlen,
+				      const struct dst_remote_opts *opts,
 				      const char **why)
 {
+	struct dst_remote_hello h;
 	struct dst_remote *r;
 	int err;
 
@@ -434,37 +743,28 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 	r->node = node;
 	memcpy(&r->addr, addr, addrlen);
 	r->addrlen = addrlen;
-	r->timeout = (timeout ?: DST_DEFAULT_TIMEOUT) * HZ;
+	r->timeout = (opts->timeout ?: DST_DEFAULT_TIMEOUT) * HZ;
+	r->dead_timeout = opts->dead_timeout * HZ;
+	r->reconnect_max = (opts->reconnect_max ?: DST_DEFAULT_RECONNECT_MAX) *
+			   HZ;
+	mutex_init(&r->sock_lock);
 	mutex_init(&r->tx_lock);
 	spin_lock_init(&r->lock);
 	init_waitqueue_head(&r->wait);
+	atomic_set(&r->reconnects, 0);
 	INIT_DELAYED_WORK(&r->timeout_work, dst_remote_timeout_work);
 
-	err = sock_create_kern(&init_net, addr->ss_family, SOCK_STREAM,
-			       IPPROTO_TCP, &r->sock);
-	if (err) {
-		*why = "cannot create a socket";
-		goto err_free;
-	}
-	r->sock->sk->sk_sndtimeo = DST_HANDSHAKE_TIMEOUT;
-	r->sock->sk->sk_rcvtimeo = DST_HANDSHAKE_TIMEOUT;
-	err = kernel_connect(r->sock, (struct sockaddr *)&r->addr, addrlen, 0);
-	if (err) {
-		*why = "cannot connect to the export";
-		goto err_sock;
-	}
-	err = dst_remote_handshake(r, why);
+	err = dst_remote_dial(r, &h, why);
 	if (err)
-		goto err_sock;
+		goto err_free;
+	node->size = h.size;
+	node->limits = h.limits;
+	r->up = true;
 
-	dst_sock_setup(r->sock);
-	r->sock->sk->sk_sndtimeo = r->timeout;
-	r->sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
-
-	r->rx = kthread_run(dst_remote_rx, r, "dst%u-n%u-rx", node->st->id,
-			    node->id);
-	if (IS_ERR(r->rx)) {
-		err = PTR_ERR(r->rx);
+	r->task = kthread_run(dst_remote_thread, r, "dst%u-n%u", node->st->id,
+			      node->id);
+	if (IS_ERR(r->task)) {
+		err = PTR_ERR(r->task);
 		*why = "cannot start the receive thread";
 		goto err_sock;
 	}
@@ -478,21 +778,29 @@ err_free:
 	return ERR_PTR(err);
 }
 
-/* Close the connection, fail what is in flight, and free. */
+/* Close the connection, fail what is in flight or held, and free. */
 void dst_remote_destroy(struct dst_remote *r)
 {
+	spin_lock(&r->lock);
+	r->stopping = true;
+	spin_unlock(&r->lock);
 	dst_remote_kill(r);
-	kthread_stop(r->rx);
+	kthread_stop(r->task);
 	cancel_delayed_work_sync(&r->timeout_work);
-	/* Submitters still sending see the dead socket and let go. */
+	/* The thread is gone: nothing will answer what is left. */
+	if (r->sock)
+		dst_remote_down(r);
+	dst_remote_fail_held(r);
+	/* Submitters still sending see the node down and let go. */
 	wait_event(r->wait, !READ_ONCE(r->nr_busy));
-	sock_release(r->sock);
 	kvfree(r);
 }
 
-bool dst_remote_dead(struct dst_remote *r)
+enum dst_node_state dst_remote_state(struct dst_remote *r)
 {
-	return READ_ONCE(r->dead);
+	if (READ_ONCE(r->up))
+		return DST_NODE_CONNECTED;
+	return dst_remote_holds(r) ? DST_NODE_RECONNECTING : DST_NODE_DEAD;
 }
 
 unsigned int dst_remote_inflight(struct dst_remote *r)
@@ -500,9 +808,16 @@ unsigned int dst_remote_inflight(struct dst_remote *r)
 	return READ_ONCE(r->nr_busy);
 }
 
-unsigned int dst_remote_timeout(struct dst_remote *r)
+unsigned int dst_remote_reconnects(struct dst_remote *r)
 {
-	return r->timeout / HZ;
+	return atomic_read(&r->reconnects);
+}
+
+void dst_remote_get_opts(struct dst_remote *r, struct dst_remote_opts *opts)
+{
+	opts->timeout = r->timeout / HZ;
+	opts->dead_timeout = r->dead_timeout / HZ;
+	opts->reconnect_max = r->reconnect_max / HZ;
 }
 
 const struct sockaddr_storage *dst_remote_addr(struct dst_remote *r, int *len)

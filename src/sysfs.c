@@ -73,6 +73,7 @@ static const char *const dst_node_types[] = {
 static const char *const dst_node_states[] = {
 	[DST_NODE_CONNECTED] = "connected",
 	[DST_NODE_DEAD] = "dead",
+	[DST_NODE_RECONNECTING] = "reconnecting",
 };
 
 static ssize_t type_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -134,8 +135,26 @@ static ssize_t write_bytes_show(struct kobject *kobj,
 static ssize_t timeout_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
+	struct dst_remote_opts opts;
+
+	dst_remote_get_opts(to_dst_kobj(kobj)->node->remote, &opts);
+	return sysfs_emit(buf, "%u\n", opts.timeout);
+}
+
+static ssize_t dead_timeout_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	struct dst_remote_opts opts;
+
+	dst_remote_get_opts(to_dst_kobj(kobj)->node->remote, &opts);
+	return sysfs_emit(buf, "%u\n", opts.dead_timeout);
+}
+
+static ssize_t reconnects_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
 	return sysfs_emit(buf, "%u\n",
-			  dst_remote_timeout(to_dst_kobj(kobj)->node->remote));
+			  dst_remote_reconnects(to_dst_kobj(kobj)->node->remote));
 }
 
 static struct kobj_attribute dst_attr_type = __ATTR_RO(type);
@@ -147,6 +166,8 @@ static struct kobj_attribute dst_attr_inflight = __ATTR_RO(inflight);
 static struct kobj_attribute dst_attr_read_bytes = __ATTR_RO(read_bytes);
 static struct kobj_attribute dst_attr_write_bytes = __ATTR_RO(write_bytes);
 static struct kobj_attribute dst_attr_timeout = __ATTR_RO(timeout);
+static struct kobj_attribute dst_attr_dead_timeout = __ATTR_RO(dead_timeout);
+static struct kobj_attribute dst_attr_reconnects = __ATTR_RO(reconnects);
 
 static struct attribute *dst_node_attrs[] = {
 	&dst_attr_type.attr,
@@ -158,6 +179,8 @@ static struct attribute *dst_node_attrs[] = {
 	&dst_attr_read_bytes.attr,
 	&dst_attr_write_bytes.attr,
 	&dst_attr_timeout.attr,
+	&dst_attr_dead_timeout.attr,
+	&dst_attr_reconnects.attr,
 	NULL,
 };
 
@@ -170,7 +193,9 @@ static umode_t dst_node_attr_visible(struct kobject *kobj,
 	if (attr == &dst_attr_path.attr)
 		return remote ? 0 : attr->mode;
 	if (attr == &dst_attr_address.attr || attr == &dst_attr_inflight.attr ||
-	    attr == &dst_attr_timeout.attr)
+	    attr == &dst_attr_timeout.attr ||
+	    attr == &dst_attr_dead_timeout.attr ||
+	    attr == &dst_attr_reconnects.attr)
 		return remote ? attr->mode : 0;
 	return attr->mode;
 }

@@ -147,6 +147,11 @@ enum dst_node_attr {
 	DST_NODE_A_SYNC,
 	DST_NODE_A_REGIONS,	/* u64: regions of the leg (reply only) */
 	DST_NODE_A_DIRTY,	/* u64: regions out of date (reply only) */
+	/* u32: remote: seconds I/O is held while the node is down, 0 = none */
+	DST_NODE_A_DEAD_TIMEOUT,
+	/* u32: remote: most seconds between reconnects, 0 = default 30 */
+	DST_NODE_A_RECONNECT_MAX,
+	DST_NODE_A_RECONNECTS,	/* u32: remote: connections made again (reply only) */
 	__DST_NODE_A_MAX,
 };
 
@@ -160,7 +165,8 @@ enum dst_node_type {
 
 enum dst_node_state {
 	DST_NODE_CONNECTED,	/* remote: handshake done; local: open */
-	DST_NODE_DEAD,		/* remote: connection lost, I/O fails */
+	DST_NODE_DEAD,		/* remote: down, I/O fails, reconnecting */
+	DST_NODE_RECONNECTING,	/* remote: down, I/O held, reconnecting */
 	__DST_NODE_STATE_MAX,
 };
 

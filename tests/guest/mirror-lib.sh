@@ -172,6 +172,10 @@ mirror_cleanup() {
 		bounded 90 dstadm delete "${STORAGES[$i]}" ||
 			echo "cleanup: dstadm delete ${STORAGES[$i]} failed"
 	done
+	for i in "${IMPORTS[@]}"; do
+		bounded 90 dstadm delete "$i" || echo "cleanup: dstadm delete $i failed"
+	done
+	IMPORTS=()
 	for e in "${EXPORTS[@]}"; do
 		bounded 60 dstadm unexport "$e" || echo "cleanup: dstadm unexport $e failed"
 	done

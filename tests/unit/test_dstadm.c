@@ -294,16 +294,16 @@ static void test_add_parse(void **state)
 	assert_int_equal(o.addr_len, sizeof(struct sockaddr_in));
 	sin = (const struct sockaddr_in *)&o.addr;
 	assert_int_equal(sin->sin_port, htons(7000));
-	assert_int_equal(o.timeout, 0);
+	assert_int_equal(o.ra.timeout, 0);
 	assert_null(o.path);
 
 	assert_int_equal(PARSE(add_parse, &o, "add", "--timeout", "10", "r0", "remote", "[::1]:7"), EXIT_OK);
-	assert_int_equal(o.timeout, 10);
+	assert_int_equal(o.ra.timeout, 10);
 	assert_int_equal(o.addr_len, sizeof(struct sockaddr_in6));
 	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "[::1]:7", "-t", "86400"), EXIT_OK);
-	assert_int_equal(o.timeout, 86400);
+	assert_int_equal(o.ra.timeout, 86400);
 	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "remote", "[::1]:7", "--timeout=1"), EXIT_OK);
-	assert_int_equal(o.timeout, 1);
+	assert_int_equal(o.ra.timeout, 1);
 
 	assert_int_equal(PARSE(add_parse, &o, "add", "r0", "local", "/dev/sdb"), EXIT_OK);
 	assert_int_equal(o.type, DST_NODE_LOCAL);
@@ -353,11 +353,11 @@ static void test_import_parse(void **state)
 	assert_string_equal(o.name, "r0");
 	assert_string_equal(o.remote, "10.0.0.1:7000");
 	assert_int_equal(o.addr.ss_family, AF_INET);
-	assert_int_equal(o.timeout, 0);
+	assert_int_equal(o.ra.timeout, 0);
 	assert_int_equal(PARSE(import_parse, &o, "import", "-r", "[::1]:9", "-t", "5", "r1"), EXIT_OK);
 	assert_string_equal(o.name, "r1");
 	assert_int_equal(o.addr.ss_family, AF_INET6);
-	assert_int_equal(o.timeout, 5);
+	assert_int_equal(o.ra.timeout, 5);
 	assert_int_equal(PARSE(import_parse, &o, "import", "--help"), EXIT_OK);
 	assert_true(o.help);
 
@@ -466,7 +466,8 @@ static void test_parse_random_argv(void **state)
 			 "--timeout=", "--remote", "-r", "--device", "-d", "--listen", "-l",
 			 "/dev/ram0", "--read-only", "-rd", "--listen=[::1]:7000", "-l1.2.3.4:5",
 			 "--chunk-size", "64K", "--chunk-size=1g", "3000", "--assume-clean",
-			 "node1", "node", "7" };
+			 "node1", "node", "7", "--dead-timeout", "--dead-timeout=0",
+			 "--reconnect-max", "3601", "--reconnect-max=5" };
 	const size_t npool = sizeof(pool) / sizeof(pool[0]);
 	struct create_opts co;
 	struct delete_opts dopt;
@@ -505,8 +506,11 @@ static void test_parse_random_argv(void **state)
 			    (ret == EXIT_OK && (ao.help ||
 			     (ao.name && ((ao.type == DST_NODE_REMOTE && ao.addr_len && !ao.path) ||
 					  (ao.type == DST_NODE_LOCAL && ao.path && *ao.path &&
-					   !ao.timeout))))));
-		assert_true(ao.timeout <= DSTADM_MAX_TIMEOUT);
+					   !ao.ra.timeout && !ao.ra.has_dead_timeout &&
+					   !ao.ra.reconnect_max))))));
+		assert_true(ao.ra.timeout <= DSTADM_MAX_TIMEOUT);
+		assert_true(ao.ra.dead_timeout <= DSTADM_MAX_TIMEOUT);
+		assert_true(ao.ra.reconnect_max <= DSTADM_MAX_RECONNECT);
 		ret = import_parse(argc, argv, &io);
 		assert_true(ret == EXIT_USAGE ||
 			    (ret == EXIT_OK && (io.help || (io.name && io.remote && io.addr_len))));
@@ -1171,7 +1175,15 @@ static void test_status_json_full(void **state)
 	assert_true(get_num(v, "read_bytes") == 4ULL << 20);
 	assert_true(get_num(v, "write_bytes") == 1ULL << 20);
 	assert_int_equal(get_num(v, "timeout"), 30);
+	assert_int_equal(get_num(v, "dead_timeout"), 0);
+	assert_int_equal(get_num(v, "reconnects"), 0);
 	v = json_object_array_get_idx(nodes, 1);
+	{
+		struct json_object *n;
+
+		assert_true(json_object_object_get_ex(v, "reconnects", &n));
+		assert_null(n);
+	}
 	assert_string_equal(get_str(v, "type"), "local");
 	assert_string_equal(get_str(v, "path"), "/dev/sdb");
 	assert_false(json_object_object_get_ex(v, "address", NULL));
@@ -1233,6 +1245,7 @@ static void test_status_text_full(void **state)
 		"  |    state: connected\n"
 		"  |    size: 1.00 GiB\n"
 		"  |    in flight: 0\n"
+		"  |    timeout: 30 s, dead timeout: 0 s, reconnects: 0\n"
 		"  |    read: 4.00 MiB, written: 1.00 MiB\n"
 		"  `- node1: local /dev/sdb\n"
 		"       state: dead\n"
@@ -1627,6 +1640,41 @@ static void test_status_tree(void **state)
 	free(out);
 }
 
+static void test_remote_args(void **state)
+{
+	struct import_opts io;
+	struct add_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(add_parse, &o, "add", "m", "remote", "127.0.0.1:7000"), EXIT_OK);
+	assert_false(o.ra.has_dead_timeout);
+	assert_int_equal(o.ra.reconnect_max, 0);
+	assert_int_equal(PARSE(add_parse, &o, "add", "m", "remote", "127.0.0.1:7000",
+			       "--dead-timeout", "0", "--reconnect-max=5"), EXIT_OK);
+	assert_true(o.ra.has_dead_timeout);
+	assert_int_equal(o.ra.dead_timeout, 0);
+	assert_int_equal(o.ra.reconnect_max, 5);
+	assert_int_equal(PARSE(add_parse, &o, "add", "m", "remote", "127.0.0.1:7000",
+			       "--dead-timeout=86400"), EXIT_OK);
+	assert_int_equal(o.ra.dead_timeout, 86400);
+	assert_int_equal(PARSE(add_parse, &o, "add", "m", "remote", "127.0.0.1:7000",
+			       "--dead-timeout", "86401"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "m", "remote", "127.0.0.1:7000",
+			       "--dead-timeout", "-1"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "m", "remote", "127.0.0.1:7000",
+			       "--reconnect-max", "0"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "m", "remote", "127.0.0.1:7000",
+			       "--reconnect-max", "3601"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "m", "local", "/dev/x",
+			       "--dead-timeout", "5"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "m", "local", "/dev/x",
+			       "--reconnect-max", "5"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &io, "import", "r", "--remote", "[::1]:7",
+			       "--dead-timeout", "30"), EXIT_OK);
+	assert_true(io.ra.has_dead_timeout);
+	assert_int_equal(io.ra.dead_timeout, 30);
+}
+
 static void test_format_size(void **state)
 {
 	char b[32];
@@ -1679,6 +1727,7 @@ int main(void)
 		cmocka_unit_test(test_remove_parse),
 		cmocka_unit_test(test_mirror_info_parse),
 		cmocka_unit_test(test_status_tree),
+		cmocka_unit_test(test_remote_args),
 	};
 
 	return cmocka_run_group_tests_name("dstadm", tests, NULL, NULL);

@@ -1,0 +1,108 @@
+#!/bin/bash
+# Remote nodes that go away and come back. A remote leg of a mirror whose
+# export stops during fio goes out of sync, reconnects by itself when the
+# export is back and resyncs only the regions written meanwhile; fio
+# verify is clean and the legs end identical. A single remote disk with a
+# dead timeout holds its I/O through a short outage (fio sees no error)
+# and fails it after a longer one (no hang), and works again when the
+# export is back. An export that came back smaller is refused.
+set -euo pipefail
+# shellcheck source=tests/guest/mirror-lib.sh
+source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
+trap mirror_cleanup EXIT
+
+MIB=64
+mirror_setup 5 "$MIB"
+
+# node_is STORAGE ID STATE: the node's connection state is STATE.
+node_is() { [[ "$(leg_field "$1" "$2" state)" == "$3" ]]; }
+
+# A mirror leg comes back: only its dirty regions are copied.
+do_export leg2 /dev/ram2 127.0.0.1:7110
+make_storage m mirror --chunk-size 64K -- /dev/ram0 /dev/ram1 127.0.0.1:7110 -- --assume-clean
+M=$DEV
+# Random reads and writes to one MiB in eight: few regions get dirty.
+timeout -k 5 300 fio --name=back --filename="$M" --direct=1 --ioengine=libaio \
+	--rw=randrw --bs=4k --iodepth=8 --time_based --runtime=30 --size=8M \
+	--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
+	--output=/tmp/fio-back.txt &
+FIO=$!
+BG_PIDS+=("$FIO")
+sleep 4
+undo_export leg2
+wait_for 60 "node2 out of sync" leg_is m 2 out-of-sync
+node_is m 2 dead || fail "node2 is $(leg_field m 2 state), not dead"
+sleep 3
+do_export leg2 /dev/ram2 127.0.0.1:7110
+wait_for 60 "node2 reconnected" node_is m 2 connected
+wait_in_sync m 120
+rc=0
+wait "$FIO" || rc=$?
+BG_PIDS=()
+((rc == 0)) || fail "fio failed ($rc) while a leg went and came back"
+grep -q "err= 0" /tmp/fio-back.txt || fail "fio reported errors while a leg went and came back"
+dstadm status m
+[[ "$(leg_field m 2 reconnects)" -ge 1 ]] || fail "node2 counts no reconnect"
+resynced=$(storage_field m resync_bytes)
+((resynced > 0 && resynced <= 16 << 20)) ||
+	fail "resync copied $resynced bytes: not only the dirty regions of 8 MiB"
+log "node2 came back; resync copied $resynced bytes of $((MIB << 20))"
+legs_identical "$MIB" /dev/ram0 /dev/ram1 /dev/ram2
+drop_storage m
+undo_export leg2
+
+# A single remote disk holds I/O for its dead timeout.
+do_export d3 /dev/ram3 127.0.0.1:7111
+do_import r3 127.0.0.1:7111 --dead-timeout 60 --reconnect-max 1
+R=$DEV
+[[ "$(node_field r3 dead_timeout)" == 60 ]] || fail "dead timeout not shown"
+timeout -k 5 300 fio --name=hold --filename="$R" --direct=1 --ioengine=libaio \
+	--rw=randrw --bsrange=4k-128k --iodepth=8 --time_based --runtime=20 \
+	--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
+	--output=/tmp/fio-hold.txt &
+FIO=$!
+BG_PIDS+=("$FIO")
+sleep 4
+undo_export d3
+wait_for 30 "r3 reconnecting" field_is node_field r3 state reconnecting
+sleep 3
+do_export d3 /dev/ram3 127.0.0.1:7111
+wait_for 60 "r3 connected" field_is node_field r3 state connected
+rc=0
+wait "$FIO" || rc=$?
+BG_PIDS=()
+((rc == 0)) || fail "fio failed ($rc) through a short outage"
+grep -q "err= 0" /tmp/fio-hold.txt || fail "fio reported errors through a short outage"
+log "r3 held its I/O through the outage"
+undo_import r3
+
+# Beyond the dead timeout: I/O fails, nothing hangs; back again: it works.
+do_import r4 127.0.0.1:7111 --dead-timeout 3 --reconnect-max 1
+R=$DEV
+undo_export d3
+expect_fail bounded 60 dd if=/dev/urandom of="$R" bs=64K count=16 oflag=direct status=none
+node_is r4 0 dead || fail "r4 is $(node_field r4 state) after its dead timeout"
+expect_fail bounded 60 dd if="$R" of=/dev/null bs=64K count=1 iflag=direct status=none
+do_export d3 /dev/ram3 127.0.0.1:7111
+wait_for 60 "r4 connected" field_is node_field r4 state connected
+expect_ok bounded 60 dd if=/dev/urandom of=/tmp/blk bs=64K count=16 status=none
+expect_ok bounded 60 dd if=/tmp/blk of="$R" bs=64K oflag=direct status=none
+[[ "$(dev_sha "$R" 1)" == "$(dev_sha /dev/ram3 1)" ]] || fail "r4 does not write through after it is back"
+undo_import r4
+undo_export d3
+
+# Back smaller: refused; back right: accepted.
+loop_dev /tmp/small-export 32
+do_export d4 /dev/ram4 127.0.0.1:7112
+do_import r5 127.0.0.1:7112 --reconnect-max 1
+undo_export d4
+do_export d4 "$LOOP" 127.0.0.1:7112
+sleep 4
+field_is node_field r5 state dead || fail "r5 took an export that became smaller"
+grep -q "the export became smaller" <(dmesg) || fail "no log line for the smaller export"
+undo_export d4
+do_export d4 /dev/ram4 127.0.0.1:7112
+wait_for 60 "r5 connected" field_is node_field r5 state connected
+undo_import r5
+undo_export d4
+nothing_left
