@@ -14,7 +14,7 @@
 #include "dstadm.h"
 
 const struct command dstadm_commands[] = {
-	{ "create",  cmd_create,  "NAME --alg linear|mirror [--chunk-size SIZE]",
+	{ "create",  cmd_create,  "NAME --alg linear|mirror [--chunk-size SIZE] [--resync-min RATE] [--resync-max RATE]",
 	  "create a storage" },
 	{ "delete",  cmd_delete,  "NAME",		"delete a storage" },
 	{ "add",     cmd_add,     "NAME remote ADDR:PORT [--timeout S] [--dead-timeout S] [--reconnect-max S] | NAME local PATH",
@@ -23,6 +23,8 @@ const struct command dstadm_commands[] = {
 	{ "start",   cmd_start,   "NAME [--assume-clean]",
 	  "start a storage: make its /dev/dstN" },
 	{ "stop",    cmd_stop,    "NAME",		"stop a storage: remove its /dev/dstN" },
+	{ "wait",    cmd_wait,    "NAME [--timeout SECONDS]",
+	  "wait until every leg of a mirror is in sync, showing progress" },
 	{ "import",  cmd_import,  "NAME --remote ADDR:PORT [--timeout S] [--dead-timeout S] [--reconnect-max S]",
 	  "make a remote export a local disk (create, add, start)" },
 	{ "export",  cmd_export,  "NAME --device PATH --listen ADDR:PORT [--read-only]",

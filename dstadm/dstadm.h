@@ -45,6 +45,7 @@ int cmd_start(int argc, char *argv[]);
 int cmd_stop(int argc, char *argv[]);
 int cmd_add(int argc, char *argv[]);
 int cmd_remove(int argc, char *argv[]);
+int cmd_wait(int argc, char *argv[]);
 int cmd_import(int argc, char *argv[]);
 int cmd_export(int argc, char *argv[]);
 int cmd_unexport(int argc, char *argv[]);
@@ -62,6 +63,14 @@ struct create_opts {
 	const char *name;
 	const char *alg;
 	uint32_t chunk_size;		/* 0: not given */
+	uint32_t resync_min;		/* KiB/s, 0: not given */
+	uint32_t resync_max;		/* KiB/s, 0: not given */
+};
+
+struct wait_opts {
+	bool help;
+	const char *name;
+	uint32_t timeout;		/* seconds, 0: none */
 };
 
 struct start_opts {
@@ -145,6 +154,7 @@ int stop_parse(int argc, char *argv[], struct name_opts *o);
 int unexport_parse(int argc, char *argv[], struct name_opts *o);
 int add_parse(int argc, char *argv[], struct add_opts *o);
 int remove_parse(int argc, char *argv[], struct remove_opts *o);
+int wait_parse(int argc, char *argv[], struct wait_opts *o);
 int import_parse(int argc, char *argv[], struct import_opts *o);
 int export_parse(int argc, char *argv[], struct export_opts *o);
 int bad_option(const char *cmd, int c, char *argv[]);
@@ -222,8 +232,12 @@ struct storage_info {
 	uint32_t state;
 	uint64_t size;
 	uint32_t chunk_size;		/* 0: the algorithm has none */
+	uint32_t resync_min;		/* KiB/s, with a chunk size */
+	uint32_t resync_max;
 	bool has_resync;		/* running mirror: */
 	uint64_t resync_bytes;		/* copied by resync since start */
+	uint64_t resync_rate;		/* bytes/s now */
+	uint64_t resync_left;		/* bytes left to copy */
 	struct node_info *nodes;	/* malloc()ed; storage_info_free() */
 	size_t nnodes;
 };
@@ -273,6 +287,14 @@ const char *storage_state_name(uint32_t state);
 const char *node_type_name(uint32_t type);
 const char *node_state_name(uint32_t state);
 const char *sync_state_name(uint32_t sync);
+/*
+ * Where a mirror is in its resync: the least synced leg's percent (100:
+ * all in sync), and how many legs are out of sync; -1 if not a running
+ * mirror.
+ */
+int wait_progress(const struct storage_info *si, unsigned int *out_of_sync);
+/* Seconds resync needs at its current rate, rounded up; 0 if unknown. */
+uint64_t resync_eta(const struct storage_info *si);
 /* How much of a mirror leg is in sync, in percent rounded down. */
 unsigned int sync_percent(const struct node_info *ni);
 

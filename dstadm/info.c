@@ -175,7 +175,11 @@ int storage_info_parse(const struct nlattr *nest, struct storage_info *si)
 	    get_u32(tb[DST_STORAGE_A_STATE], &si->state, true) ||
 	    get_u64(tb[DST_STORAGE_A_SIZE], &si->size, true) ||
 	    get_u32(tb[DST_STORAGE_A_CHUNK_SIZE], &si->chunk_size, false) ||
-	    get_u64(tb[DST_STORAGE_A_RESYNC_BYTES], &si->resync_bytes, false))
+	    get_u32(tb[DST_STORAGE_A_RESYNC_MIN], &si->resync_min, false) ||
+	    get_u32(tb[DST_STORAGE_A_RESYNC_MAX], &si->resync_max, false) ||
+	    get_u64(tb[DST_STORAGE_A_RESYNC_BYTES], &si->resync_bytes, false) ||
+	    get_u64(tb[DST_STORAGE_A_RESYNC_RATE], &si->resync_rate, false) ||
+	    get_u64(tb[DST_STORAGE_A_RESYNC_LEFT], &si->resync_left, false))
 		return -1;
 	si->has_resync = tb[DST_STORAGE_A_RESYNC_BYTES];
 	if (tb[DST_STORAGE_A_NODES] && nodes_parse(tb[DST_STORAGE_A_NODES], si) < 0) {

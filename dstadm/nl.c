@@ -121,6 +121,12 @@ int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
 	    (args->chunk_size &&
 	     !mnl_attr_put_u32_check(nlh, size, DST_STORAGE_A_CHUNK_SIZE,
 				     args->chunk_size)) ||
+	    (args->resync_min &&
+	     !mnl_attr_put_u32_check(nlh, size, DST_STORAGE_A_RESYNC_MIN,
+				     args->resync_min)) ||
+	    (args->resync_max &&
+	     !mnl_attr_put_u32_check(nlh, size, DST_STORAGE_A_RESYNC_MAX,
+				     args->resync_max)) ||
 	    (args->assume_clean &&
 	     !mnl_attr_put_check(nlh, size, DST_STORAGE_A_ASSUME_CLEAN, 0, ""))) {
 		fprintf(stderr, "%s: argument too long\n", PROG);

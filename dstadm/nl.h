@@ -31,6 +31,8 @@ struct nlmsghdr *dst_nl_msg(struct dst_nl *nl, uint8_t cmd, uint16_t flags);
 struct storage_args {
 	const char *alg;
 	uint32_t chunk_size;
+	uint32_t resync_min;
+	uint32_t resync_max;
 	bool assume_clean;
 };
 

@@ -75,6 +75,12 @@ static void addr_text(char *buf, size_t len, const struct sockaddr_storage *ss,
 		snprintf(buf, len, "?");
 }
 
+uint64_t resync_eta(const struct storage_info *si)
+{
+	return si->resync_rate ?
+	       (si->resync_left + si->resync_rate - 1) / si->resync_rate : 0;
+}
+
 unsigned int sync_percent(const struct node_info *ni)
 {
 	if (!ni->regions)
@@ -223,7 +229,7 @@ static void storage_print_text(FILE *f, const struct status_set *set,
 			       struct tree_prefix *p, int depth)
 {
 	const char *pfx = p->buf;
-	char size[32];
+	char size[32], rate[32];
 	size_t i, old;
 
 	fprintf(f, "%sstorage: %s", pfx, si->name);
@@ -241,10 +247,22 @@ static void storage_print_text(FILE *f, const struct status_set *set,
 	if (si->chunk_size) {
 		format_size(size, sizeof(size), si->chunk_size);
 		fprintf(f, "%s  chunk size: %s\n", pfx, size);
+		format_size(size, sizeof(size), (uint64_t)si->resync_min << 10);
+		format_size(rate, sizeof(rate), (uint64_t)si->resync_max << 10);
+		fprintf(f, "%s  resync speed: %s/s to %s/s\n", pfx, size, rate);
 	}
 	if (si->has_resync) {
 		format_size(size, sizeof(size), si->resync_bytes);
 		fprintf(f, "%s  resynced: %s\n", pfx, size);
+	}
+	if (si->has_resync && si->resync_left) {
+		format_size(size, sizeof(size), si->resync_left);
+		format_size(rate, sizeof(rate), si->resync_rate);
+		fprintf(f, "%s  resync: %s/s, %s left", pfx, rate, size);
+		if (si->resync_rate)
+			fprintf(f, ", about %llu s",
+				(unsigned long long)resync_eta(si));
+		fputc('\n', f);
 	}
 	for (i = 0; i < set->ne; i++)
 		if (is_storage_dev(set->ei[i].device, si))
@@ -403,7 +421,18 @@ static bool storage_json(struct json_object *arr, const struct storage_info *si)
 	    !add_or_null(o, "chunk_size", si->chunk_size,
 			 json_object_new_int64(si->chunk_size)) ||
 	    !add_or_null(o, "resync_bytes", si->has_resync,
-			 json_object_new_uint64(si->resync_bytes)))
+			 json_object_new_uint64(si->resync_bytes)) ||
+	    !add_or_null(o, "resync_min", si->chunk_size,
+			 json_object_new_uint64((uint64_t)si->resync_min << 10)) ||
+	    !add_or_null(o, "resync_max", si->chunk_size,
+			 json_object_new_uint64((uint64_t)si->resync_max << 10)) ||
+	    !add_or_null(o, "resync_rate", si->has_resync,
+			 json_object_new_uint64(si->resync_rate)) ||
+	    !add_or_null(o, "resync_left", si->has_resync,
+			 json_object_new_uint64(si->resync_left)) ||
+	    !add_or_null(o, "resync_eta", si->has_resync && si->resync_left &&
+			 si->resync_rate,
+			 json_object_new_uint64(resync_eta(si))))
 		return false;
 	/* null while stopped: a stable set of keys. */
 	if (json_object_object_add(o, "device", si->state == DST_STORAGE_RUNNING ?

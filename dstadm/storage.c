@@ -14,9 +14,24 @@
 static const struct option create_options[] = {
 	{ "alg",        required_argument, NULL, 'a' },
 	{ "chunk-size", required_argument, NULL, 'c' },
+	{ "resync-min", required_argument, NULL, 'm' },
+	{ "resync-max", required_argument, NULL, 'M' },
 	{ "help",       no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* A resync speed: bytes per second with a suffix, at least 1K; in KiB/s. */
+static int parse_rate(const char *opt, const char *s, uint32_t *kibs)
+{
+	uint64_t v;
+
+	if (parse_size(s, &v) < 0 || v < 1024 || v >> 10 > UINT32_MAX)
+		return usage_error("create",
+				   "invalid %s '%s': bytes per second from 1K, e.g. 50M",
+				   opt, s);
+	*kibs = (uint32_t)(v >> 10);
+	return EXIT_OK;
+}
 
 /* A region size: a power of two from DST_CHUNK_MIN to DST_CHUNK_MAX. */
 static int parse_chunk_size(const char *s, uint32_t *chunk_size)
@@ -46,6 +61,14 @@ int create_parse(int argc, char *argv[], struct create_opts *o)
 			break;
 		case 'c':
 			ret = parse_chunk_size(optarg, &o->chunk_size);
+			if (ret)
+				return ret;
+			break;
+		case 'm':
+		case 'M':
+			ret = parse_rate(c == 'm' ? "--resync-min" : "--resync-max",
+					 optarg, c == 'm' ? &o->resync_min :
+							    &o->resync_max);
 			if (ret)
 				return ret;
 			break;
@@ -100,7 +123,12 @@ int cmd_create(int argc, char *argv[])
 	ret = create_parse(argc, argv, &o);
 	if (ret || o.help)
 		return ret;
-	args = (struct storage_args){ .alg = o.alg, .chunk_size = o.chunk_size };
+	args = (struct storage_args){
+		.alg = o.alg,
+		.chunk_size = o.chunk_size,
+		.resync_min = o.resync_min,
+		.resync_max = o.resync_max,
+	};
 	return storage_request(DST_CMD_STORAGE_NEW, o.name, &args);
 }
 

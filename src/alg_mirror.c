@@ -317,6 +317,7 @@ static void dst_mirror_map(struct dst_storage *st, struct bio *bio)
 	struct dst_mirror_io *mio;
 
 	atomic_inc(&ms->pending);
+	atomic_inc(&ms->app_ios);
 	if (bio_op(bio) != REQ_OP_READ) {
 		dst_mirror_write(ms, bio);
 		return;

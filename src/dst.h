@@ -34,7 +34,8 @@ struct dst_remote;
  * @name:	name given to "dstadm create --alg"
  * @owner:	module that provides the algorithm; pinned by each storage
  * @max_nodes:	most nodes a storage takes, 0 for no limit
- * @chunked:	takes a chunk size (DST_STORAGE_A_CHUNK_SIZE)
+ * @chunked:	takes a chunk size (DST_STORAGE_A_CHUNK_SIZE) and resync
+ *		speed limits
  * @maps_flush:	@map takes empty flushes and REQ_PREFLUSH itself; without
  *		it the disk sends flushes to every node
  * @fail_fast:	remote nodes fail I/O at once while down, never hold it:
@@ -155,6 +156,8 @@ struct dst_node {
  * @nr_nodes:	number of nodes
  * @next_node_id: id of the next node added; ids are never reused
  * @chunk_size:	region size in bytes of a chunked algorithm, else 0
+ * @resync_min:	a chunked algorithm's resync speed limits in KiB/s
+ * @resync_max:	(sysfs writes them while it runs)
  * @disk:	/dev/dstN while running
  * @read_only:	a node is read only, so the disk is
  * @limits:	the nodes' limits stacked, as the running disk has them
@@ -172,6 +175,8 @@ struct dst_storage {
 	u32 nr_nodes;
 	u32 next_node_id;
 	u32 chunk_size;
+	u32 resync_min;
+	u32 resync_max;
 	struct gendisk *disk;
 	bool read_only;
 	struct dst_node_limits limits;
@@ -193,7 +198,8 @@ void dst_storage_unlock(void);
 bool dst_name_valid(const char *name);
 struct dst_storage *dst_storage_create(const char *name,
 				       const struct dst_alg_ops *alg,
-				       u32 chunk_size);
+				       u32 chunk_size, u32 resync_min,
+				       u32 resync_max);
 void dst_storage_destroy(struct dst_storage *st);
 int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
 			 const char **why);

@@ -28,6 +28,10 @@ static const struct nla_policy dst_storage_policy[DST_STORAGE_A_MAX + 1] = {
 	[DST_STORAGE_A_CHUNK_SIZE] = { .type = NLA_U32 },
 	[DST_STORAGE_A_ASSUME_CLEAN] = { .type = NLA_FLAG },
 	[DST_STORAGE_A_RESYNC_BYTES] = { .type = NLA_REJECT },
+	[DST_STORAGE_A_RESYNC_MIN] = { .type = NLA_U32 },
+	[DST_STORAGE_A_RESYNC_MAX] = { .type = NLA_U32 },
+	[DST_STORAGE_A_RESYNC_RATE] = { .type = NLA_REJECT },
+	[DST_STORAGE_A_RESYNC_LEFT] = { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dst_node_policy[DST_NODE_A_MAX + 1] = {
@@ -113,7 +117,9 @@ static int dst_storage_fill(struct sk_buff *skb, struct dst_storage *st,
 			      DST_STORAGE_A_PAD))
 		goto err;
 	if (st->chunk_size &&
-	    nla_put_u32(skb, DST_STORAGE_A_CHUNK_SIZE, st->chunk_size))
+	    (nla_put_u32(skb, DST_STORAGE_A_CHUNK_SIZE, st->chunk_size) ||
+	     nla_put_u32(skb, DST_STORAGE_A_RESYNC_MIN, READ_ONCE(st->resync_min)) ||
+	     nla_put_u32(skb, DST_STORAGE_A_RESYNC_MAX, READ_ONCE(st->resync_max))))
 		goto err;
 	if (st->state == DST_STORAGE_RUNNING && st->alg->fill_storage &&
 	    st->alg->fill_storage(skb, st))
@@ -211,7 +217,7 @@ static int dst_genl_storage_new(struct sk_buff *skb, struct genl_info *info)
 	const struct dst_alg_ops *alg;
 	struct dst_storage *st;
 	const char *name;
-	u32 chunk = 0;
+	u32 chunk = 0, rmin = 0, rmax = 0;
 	int err;
 
 	err = dst_genl_parse_storage(info, tb);
@@ -245,6 +251,20 @@ static int dst_genl_storage_new(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (!chunk && alg->chunked)
 		chunk = DST_CHUNK_DEFAULT;
+	if (tb[DST_STORAGE_A_RESYNC_MIN])
+		rmin = nla_get_u32(tb[DST_STORAGE_A_RESYNC_MIN]);
+	if (tb[DST_STORAGE_A_RESYNC_MAX])
+		rmax = nla_get_u32(tb[DST_STORAGE_A_RESYNC_MAX]);
+	if ((rmin || rmax) && !alg->chunked) {
+		NL_SET_ERR_MSG(info->extack,
+			       "this algorithm has no resync speed limits");
+		dst_alg_put(alg);
+		return -EINVAL;
+	}
+	if (alg->chunked) {
+		rmin = rmin ?: DST_RESYNC_MIN_DEFAULT;
+		rmax = rmax ?: DST_RESYNC_MAX_DEFAULT;
+	}
 
 	dst_storage_lock();
 	if (dst_storage_find(name)) {
@@ -254,7 +274,7 @@ static int dst_genl_storage_new(struct sk_buff *skb, struct genl_info *info)
 		err = -EEXIST;
 		goto out;
 	}
-	st = dst_storage_create(name, alg, chunk);
+	st = dst_storage_create(name, alg, chunk, rmin, rmax);
 	if (!st) {
 		err = -ENOMEM;
 		goto out;

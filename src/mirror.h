@@ -75,6 +75,9 @@ struct dst_resync;
  * @rs:		its buffers
  * @resync_cursor: the region it copies next or after
  * @resync_bytes: bytes copied since the start
+ * @app_ios:	bios of the disk so far: resync sees whether others use it
+ * @rate:	resync bytes per second over the last second or so
+ * @left:	bytes resync still has to copy, about
  */
 struct dst_mirror {
 	struct dst_storage *st;
@@ -96,6 +99,9 @@ struct dst_mirror {
 	struct dst_resync *rs;
 	u64 resync_cursor;
 	atomic64_t resync_bytes;
+	atomic_t app_ios;
+	u64 rate;
+	u64 left;
 };
 
 /* Legs and their dirty regions: mirror_state.c */

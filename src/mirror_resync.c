@@ -30,6 +30,12 @@
  * @status:	their answers
  * @pending:	bios in flight, +1 while sending
  * @done:	all answered
+ * @pace_start:	start of the current pacing window
+ * @pace_bytes:	bytes copied in it
+ * @pace_limit:	the limit (KiB/s) it paces to
+ * @seen_ios:	ms->app_ios when the last region was done
+ * @rate_stamp:	start of the current rate measurement
+ * @rate_bytes:	bytes copied since
  */
 struct dst_resync {
 	struct dst_mirror *ms;
@@ -39,6 +45,12 @@ struct dst_resync {
 	blk_status_t status[DST_MIRROR_MAX_LEGS];
 	atomic_t pending;
 	struct completion done;
+	unsigned long pace_start;
+	u64 pace_bytes;
+	u32 pace_limit;
+	unsigned int seen_ios;
+	unsigned long rate_stamp;
+	u64 rate_bytes;
 };
 
 static void dst_resync_endio(struct bio *bio)
@@ -161,6 +173,60 @@ static void dst_resync_fail(struct dst_mirror *ms, unsigned long legs,
 	spin_unlock_irq(&ms->lock);
 }
 
+/*
+ * After @len bytes copied: measure the rate, and keep it under the
+ * storage's resync_max, or under resync_min when the disk had other I/O
+ * since the last region, as md's sync_speed_min/max.  Sleeps between
+ * regions, never with a window open.
+ */
+static void dst_resync_pace(struct dst_resync *rs, u64 len)
+{
+	struct dst_mirror *ms = rs->ms;
+	unsigned int ios = atomic_read(&ms->app_ios);
+	unsigned long now = jiffies, want;
+	u32 limit;
+
+	rs->rate_bytes += len;
+	if (time_after_eq(now, rs->rate_stamp + HZ)) {
+		WRITE_ONCE(ms->rate, div64_u64(rs->rate_bytes * HZ,
+					       now - rs->rate_stamp));
+		rs->rate_stamp = now;
+		rs->rate_bytes = 0;
+	}
+
+	limit = ios != rs->seen_ios ? READ_ONCE(ms->st->resync_min) :
+				      READ_ONCE(ms->st->resync_max);
+	rs->seen_ios = ios;
+	if (limit != rs->pace_limit || time_after(now, rs->pace_start + HZ)) {
+		rs->pace_start = now;
+		rs->pace_bytes = 0;
+		rs->pace_limit = limit;
+	}
+	rs->pace_bytes += len;
+	want = div64_u64(rs->pace_bytes * HZ, (u64)max(limit, 1U) << 10);
+	if (want > now - rs->pace_start)
+		wait_event_interruptible_timeout(ms->resync_wait,
+						 kthread_should_stop() ||
+						 kthread_should_park(),
+						 want - (now - rs->pace_start));
+}
+
+/* About how much is left to copy: the most dirty regions of a leg; lock held. */
+static u64 dst_resync_left(struct dst_mirror *ms)
+{
+	struct dst_leg *leg;
+	u64 most = 0;
+	unsigned int i;
+
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		if (leg->sync == DST_SYNC_RESYNCING)
+			most = max(most, leg->nr_dirty);
+	}
+	return min_t(u64, most << (ms->region_shift + SECTOR_SHIFT),
+		     ms->st->size);
+}
+
 /* Copy @region to the resyncing legs that have it dirty. */
 static void dst_resync_region(struct dst_resync *rs, u64 region)
 {
@@ -224,13 +290,16 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 	ms->window = DST_NO_REGION;
 	deferred = ms->deferred;
 	bio_list_init(&ms->deferred);
+	WRITE_ONCE(ms->left, dst_resync_left(ms));
 	spin_unlock_irq(&ms->lock);
 
-	if (copied && targets)
-		atomic64_add((u64)(end - start) << SECTOR_SHIFT,
-			     &ms->resync_bytes);
 	while ((bio = bio_list_pop(&deferred)))
 		dst_mirror_write(ms, bio);
+	if (copied && targets) {
+		atomic64_add((u64)(end - start) << SECTOR_SHIFT,
+			     &ms->resync_bytes);
+		dst_resync_pace(rs, (u64)(end - start) << SECTOR_SHIFT);
+	}
 }
 
 /*
@@ -284,8 +353,13 @@ static int dst_resync_thread(void *data)
 		dst_resync_returns(ms);
 		region = dst_resync_source(ms) ? dst_resync_next(ms) :
 						 DST_NO_REGION;
+		WRITE_ONCE(ms->left, region == DST_NO_REGION ? 0 :
+				     dst_resync_left(ms));
 		spin_unlock_irq(&ms->lock);
 		if (region == DST_NO_REGION) {
+			WRITE_ONCE(ms->rate, 0);
+			rs->rate_stamp = jiffies;
+			rs->rate_bytes = 0;
 			/* Woken for new legs; looks for returning ones each second. */
 			wait_event_interruptible_timeout(ms->resync_wait,
 							 dst_resync_wanted(ms) ||
@@ -321,6 +395,8 @@ int dst_resync_start(struct dst_mirror *ms)
 		return -ENOMEM;
 	rs->ms = ms;
 	init_completion(&rs->done);
+	rs->pace_start = jiffies;
+	rs->rate_stamp = jiffies;
 	for (p = 0; p < DST_RESYNC_PAGES; p++) {
 		rs->pages[p] = alloc_page(GFP_KERNEL);
 		if (!rs->pages[p]) {

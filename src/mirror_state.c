@@ -162,7 +162,11 @@ int dst_mirror_fill_storage(struct sk_buff *skb, struct dst_storage *st)
 
 	return nla_put_u64_64bit(skb, DST_STORAGE_A_RESYNC_BYTES,
 				 atomic64_read(&ms->resync_bytes),
-				 DST_STORAGE_A_PAD);
+				 DST_STORAGE_A_PAD) ||
+	       nla_put_u64_64bit(skb, DST_STORAGE_A_RESYNC_RATE,
+				 READ_ONCE(ms->rate), DST_STORAGE_A_PAD) ||
+	       nla_put_u64_64bit(skb, DST_STORAGE_A_RESYNC_LEFT,
+				 READ_ONCE(ms->left), DST_STORAGE_A_PAD);
 }
 
 int dst_mirror_fill_node(struct sk_buff *skb, struct dst_node *node)
@@ -185,7 +189,10 @@ int dst_mirror_fill_node(struct sk_buff *skb, struct dst_node *node)
 	return 0;
 }
 
-/* sysfs: dst/{chunk_size,resync_bytes}, dst/nodeN/{sync,...,chunks} */
+/*
+ * sysfs: dst/{chunk_size,resync_*}, dst/nodeN/{sync,...,chunks}; a storage's
+ * dst/ directory goes before its algorithm's state is freed.
+ */
 
 static ssize_t chunk_size_show(struct kobject *kobj,
 			       struct kobj_attribute *attr, char *buf)
@@ -201,12 +208,82 @@ static ssize_t resync_bytes_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%lld\n", atomic64_read(&ms->resync_bytes));
 }
 
+static ssize_t resync_rate_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	struct dst_mirror *ms = dst_kobj_storage(kobj)->priv;
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(ms->rate));
+}
+
+static ssize_t resync_left_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	struct dst_mirror *ms = dst_kobj_storage(kobj)->priv;
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(ms->left));
+}
+
+/* KiB/s, as md's sync_speed_min/max; the resync thread reads them. */
+static ssize_t dst_resync_limit_store(u32 *limit, const char *buf,
+				      size_t len)
+{
+	u32 v;
+	int err;
+
+	err = kstrtou32(buf, 10, &v);
+	if (err)
+		return err;
+	if (!v)
+		return -EINVAL;
+	WRITE_ONCE(*limit, v);
+	return len;
+}
+
+static ssize_t resync_min_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(dst_kobj_storage(kobj)->resync_min));
+}
+
+static ssize_t resync_min_store(struct kobject *kobj,
+				struct kobj_attribute *attr, const char *buf,
+				size_t len)
+{
+	return dst_resync_limit_store(&dst_kobj_storage(kobj)->resync_min,
+				      buf, len);
+}
+
+static ssize_t resync_max_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(dst_kobj_storage(kobj)->resync_max));
+}
+
+static ssize_t resync_max_store(struct kobject *kobj,
+				struct kobj_attribute *attr, const char *buf,
+				size_t len)
+{
+	return dst_resync_limit_store(&dst_kobj_storage(kobj)->resync_max,
+				      buf, len);
+}
+
 static struct kobj_attribute dst_attr_chunk_size = __ATTR_RO(chunk_size);
 static struct kobj_attribute dst_attr_resync_bytes = __ATTR_RO(resync_bytes);
+static struct kobj_attribute dst_attr_resync_rate = __ATTR_RO(resync_rate);
+static struct kobj_attribute dst_attr_resync_left = __ATTR_RO(resync_left);
+static struct kobj_attribute dst_attr_resync_min = __ATTR_RW(resync_min);
+static struct kobj_attribute dst_attr_resync_max = __ATTR_RW(resync_max);
 
 static struct attribute *dst_mirror_storage_attrs[] = {
 	&dst_attr_chunk_size.attr,
 	&dst_attr_resync_bytes.attr,
+	&dst_attr_resync_rate.attr,
+	&dst_attr_resync_left.attr,
+	&dst_attr_resync_min.attr,
+	&dst_attr_resync_max.attr,
 	NULL,
 };
 

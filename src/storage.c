@@ -81,7 +81,8 @@ struct dst_storage *dst_storage_next(u32 *id)
  */
 struct dst_storage *dst_storage_create(const char *name,
 				       const struct dst_alg_ops *alg,
-				       u32 chunk_size)
+				       u32 chunk_size, u32 resync_min,
+				       u32 resync_max)
 {
 	struct dst_storage *st;
 	int id;
@@ -102,6 +103,8 @@ struct dst_storage *dst_storage_create(const char *name,
 	st->id = id;
 	st->alg = alg;
 	st->chunk_size = chunk_size;
+	st->resync_min = resync_min;
+	st->resync_max = resync_max;
 	st->state = DST_STORAGE_STOPPED;
 	INIT_LIST_HEAD(&st->nodes);
 	return st;

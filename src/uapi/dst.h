@@ -110,6 +110,15 @@ enum dst_storage_attr {
 	DST_STORAGE_A_ASSUME_CLEAN,
 	/* u64: bytes copied by resync since the start (reply only) */
 	DST_STORAGE_A_RESYNC_BYTES,
+	/*
+	 * u32: resync speed limits of a mirror in KiB/s, as md's
+	 * sync_speed_min/max: at most MAX, and no more than MIN while the
+	 * disk has other I/O; 0 or absent: DST_RESYNC_MIN/MAX_DEFAULT
+	 */
+	DST_STORAGE_A_RESYNC_MIN,
+	DST_STORAGE_A_RESYNC_MAX,
+	DST_STORAGE_A_RESYNC_RATE,	/* u64: bytes/s now (reply only) */
+	DST_STORAGE_A_RESYNC_LEFT,	/* u64: bytes left to copy (reply only) */
 	__DST_STORAGE_A_MAX,
 };
 
@@ -119,6 +128,10 @@ enum dst_storage_attr {
 #define DST_CHUNK_MIN		4096
 #define DST_CHUNK_MAX		0x40000000	/* 1 GiB */
 #define DST_CHUNK_DEFAULT	0x100000	/* 1 MiB: 256 KiB of bitmap for 2 TiB */
+
+/* Resync speed limits, KiB/s: md's maximum; a minimum ten times md's. */
+#define DST_RESYNC_MIN_DEFAULT	10000
+#define DST_RESYNC_MAX_DEFAULT	200000
 
 enum dst_storage_state {
 	DST_STORAGE_STOPPED,	/* created, nodes may be added, no disk */

@@ -1510,8 +1510,12 @@ static void sample_tree(struct storage_info *si, struct node_info *mn,
 	si[1].state = DST_STORAGE_RUNNING;
 	si[1].size = 1 << 20;
 	si[1].chunk_size = 65536;
+	si[1].resync_min = 10000;
+	si[1].resync_max = 200000;
 	si[1].has_resync = true;
 	si[1].resync_bytes = 3 << 20;
+	si[1].resync_rate = 1 << 20;
+	si[1].resync_left = (5 << 20) + 1;
 	si[1].nodes = mn;
 	si[1].nnodes = 2;
 	mn[0].type = DST_NODE_LOCAL;
@@ -1549,7 +1553,9 @@ static void test_status_tree(void **state)
 		"  state: running\n"
 		"  size: 1.00 MiB\n"
 		"  chunk size: 64.00 KiB\n"
+		"  resync speed: 9.77 MiB/s to 195.31 MiB/s\n"
 		"  resynced: 3.00 MiB\n"
+		"  resync: 1.00 MiB/s, 5.00 MiB left, about 6 s\n"
 		"  exported as: mx\n"
 		"  |- node0: local /dev/ram0\n"
 		"  |    state: connected\n"
@@ -1609,6 +1615,10 @@ static void test_status_tree(void **state)
 	assert_string_equal(get_str(o, "name"), "m");
 	assert_int_equal(get_num(o, "chunk_size"), 65536);
 	assert_int_equal(get_num(o, "resync_bytes"), 3 << 20);
+	assert_int_equal(get_num(o, "resync_min"), 10000 << 10);
+	assert_int_equal(get_num(o, "resync_max"), 200000ULL << 10);
+	assert_int_equal(get_num(o, "resync_rate"), 1 << 20);
+	assert_int_equal(get_num(o, "resync_eta"), 6);
 	assert_true(json_object_object_get_ex(o, "nodes", &nodes));
 	v = json_object_array_get_idx(nodes, 1);
 	assert_int_equal(get_num(v, "id"), 3);
@@ -1629,6 +1639,10 @@ static void test_status_tree(void **state)
 	assert_true(json_object_object_get_ex(o, "chunk_size", &v));
 	assert_null(v);
 	assert_true(json_object_object_get_ex(o, "resync_bytes", &v));
+	assert_null(v);
+	assert_true(json_object_object_get_ex(o, "resync_eta", &v));
+	assert_null(v);
+	assert_true(json_object_object_get_ex(o, "resync_max", &v));
 	assert_null(v);
 	assert_true(json_object_object_get_ex(o, "nodes", &nodes));
 	o = json_object_array_get_idx(nodes, 0);
@@ -1673,6 +1687,64 @@ static void test_remote_args(void **state)
 			       "--dead-timeout", "30"), EXIT_OK);
 	assert_true(io.ra.has_dead_timeout);
 	assert_int_equal(io.ra.dead_timeout, 30);
+}
+
+static void test_resync_options(void **state)
+{
+	struct storage_info si;
+	struct node_info ni[3];
+	unsigned int oos;
+	struct create_opts co;
+	struct wait_opts wo;
+
+	(void)state;
+	assert_int_equal(PARSE(create_parse, &co, "create", "m", "-a", "mirror",
+			       "--resync-min", "1M", "--resync-max=1G"), EXIT_OK);
+	assert_int_equal(co.resync_min, 1024);
+	assert_int_equal(co.resync_max, 1 << 20);
+	assert_int_equal(PARSE(create_parse, &co, "create", "m", "-a", "mirror",
+			       "--resync-min", "1023"), EXIT_USAGE);
+	assert_int_equal(PARSE(create_parse, &co, "create", "m", "-a", "mirror",
+			       "--resync-max", "5000T"), EXIT_USAGE);
+	assert_int_equal(PARSE(create_parse, &co, "create", "m", "-a", "mirror",
+			       "--resync-max", "fast"), EXIT_USAGE);
+
+	assert_int_equal(PARSE(wait_parse, &wo, "wait", "m"), EXIT_OK);
+	assert_string_equal(wo.name, "m");
+	assert_int_equal(wo.timeout, 0);
+	assert_int_equal(PARSE(wait_parse, &wo, "wait", "m", "--timeout", "9"), EXIT_OK);
+	assert_int_equal(wo.timeout, 9);
+	assert_int_equal(PARSE(wait_parse, &wo, "wait"), EXIT_USAGE);
+	assert_int_equal(PARSE(wait_parse, &wo, "wait", "a", "b"), EXIT_USAGE);
+	assert_int_equal(PARSE(wait_parse, &wo, "wait", "a", "--timeout", "0"), EXIT_USAGE);
+
+	memset(&si, 0, sizeof(si));
+	memset(ni, 0, sizeof(ni));
+	si.state = DST_STORAGE_RUNNING;
+	si.nodes = ni;
+	si.nnodes = 3;
+	/* Not a mirror: no leg has a sync state. */
+	assert_int_equal(wait_progress(&si, &oos), -1);
+	ni[0].has_sync = ni[1].has_sync = ni[2].has_sync = true;
+	ni[0].regions = ni[1].regions = ni[2].regions = 100;
+	assert_int_equal(wait_progress(&si, &oos), 100);
+	assert_int_equal(oos, 0);
+	ni[1].sync = DST_SYNC_RESYNCING;
+	ni[1].dirty = 40;
+	ni[2].sync = DST_SYNC_RESYNCING;
+	ni[2].dirty = 10;
+	assert_int_equal(wait_progress(&si, &oos), 60);
+	/* Resyncing with nothing dirty left is not done yet. */
+	ni[1].dirty = 0;
+	ni[2].dirty = 0;
+	assert_int_equal(wait_progress(&si, &oos), 99);
+	ni[1].sync = DST_SYNC_OUT_OF_SYNC;
+	ni[1].dirty = 100;
+	ni[2].sync = DST_SYNC_IN_SYNC;
+	assert_int_equal(wait_progress(&si, &oos), 0);
+	assert_int_equal(oos, 1);
+	si.state = DST_STORAGE_STOPPED;
+	assert_int_equal(wait_progress(&si, &oos), -1);
 }
 
 static void test_format_size(void **state)
@@ -1728,6 +1800,7 @@ int main(void)
 		cmocka_unit_test(test_mirror_info_parse),
 		cmocka_unit_test(test_status_tree),
 		cmocka_unit_test(test_remote_args),
+		cmocka_unit_test(test_resync_options),
 	};
 
 	return cmocka_run_group_tests_name("dstadm", tests, NULL, NULL);
