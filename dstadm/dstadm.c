@@ -31,6 +31,7 @@ const struct command dstadm_commands[] = {
 	  "serve a block device over the network" },
 	{ "unexport", cmd_unexport, "NAME",		"stop serving an export" },
 	{ "status",  cmd_status,  "[NAME] [--json]",	"show storages, their nodes, and exports" },
+	{ "monitor", cmd_monitor, "[--json]",		"print events as they happen" },
 	{ "version", cmd_version, "",			"show the versions of dstadm and of the dst module" },
 	{ "help",    cmd_help,    "[COMMAND]",		"show help for all or one command" },
 };

@@ -46,6 +46,7 @@ int cmd_stop(int argc, char *argv[]);
 int cmd_add(int argc, char *argv[]);
 int cmd_remove(int argc, char *argv[]);
 int cmd_wait(int argc, char *argv[]);
+int cmd_monitor(int argc, char *argv[]);
 int cmd_import(int argc, char *argv[]);
 int cmd_export(int argc, char *argv[]);
 int cmd_unexport(int argc, char *argv[]);
@@ -65,6 +66,22 @@ struct create_opts {
 	uint32_t chunk_size;		/* 0: not given */
 	uint32_t resync_min;		/* KiB/s, 0: not given */
 	uint32_t resync_max;		/* KiB/s, 0: not given */
+};
+
+struct monitor_opts {
+	bool help;
+	bool json;
+};
+
+/* An event of the "events" group. */
+struct event_info {
+	const char *what;		/* "created", "node-down", ... */
+	char name[DST_NAME_MAX];	/* the storage or export */
+	bool export;
+	bool has_node;
+	uint32_t node;
+	bool has_bytes;
+	uint64_t bytes;
 };
 
 struct wait_opts {
@@ -155,6 +172,12 @@ int unexport_parse(int argc, char *argv[], struct name_opts *o);
 int add_parse(int argc, char *argv[], struct add_opts *o);
 int remove_parse(int argc, char *argv[], struct remove_opts *o);
 int wait_parse(int argc, char *argv[], struct wait_opts *o);
+int monitor_parse(int argc, char *argv[], struct monitor_opts *o);
+struct nlmsghdr;
+/* Fill @ev from a multicast message; -1 if it is none we know. */
+int event_parse(const struct nlmsghdr *nlh, struct event_info *ev);
+/* One line, text or JSON, flushed; -1 on a write error. */
+int event_print(FILE *f, const struct event_info *ev, bool json);
 int import_parse(int argc, char *argv[], struct import_opts *o);
 int export_parse(int argc, char *argv[], struct export_opts *o);
 int bad_option(const char *cmd, int c, char *argv[]);

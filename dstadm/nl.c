@@ -219,6 +219,29 @@ int dst_nl_request(struct dst_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 	return ret < 0 ? -1 : 0;
 }
 
+/* The id of the "events" group among the family's multicast groups. */
+static void family_groups(const struct nlattr *groups, struct dst_nl *nl)
+{
+	const struct nlattr *grp, *attr;
+	const char *name;
+	uint32_t id;
+
+	mnl_attr_for_each_nested(grp, groups) {
+		name = NULL;
+		id = 0;
+		mnl_attr_for_each_nested(attr, grp) {
+			if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GRP_NAME &&
+			    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) >= 0)
+				name = mnl_attr_get_str(attr);
+			else if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GRP_ID &&
+				 mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
+				id = mnl_attr_get_u32(attr);
+		}
+		if (name && !strcmp(name, DST_GENL_MCGRP_EVENTS))
+			nl->events_group = id;
+	}
+}
+
 static int family_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct dst_nl *nl = data;
@@ -233,6 +256,9 @@ static int family_cb(const struct nlmsghdr *nlh, void *data)
 		case CTRL_ATTR_VERSION:
 			if (mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
 				nl->version = mnl_attr_get_u32(attr);
+			break;
+		case CTRL_ATTR_MCAST_GROUPS:
+			family_groups(attr, nl);
 			break;
 		}
 	}

@@ -399,6 +399,9 @@ static int dst_mirror_start(struct dst_storage *st, bool assume_clean,
 		if (!leg)
 			goto err;
 		dst_leg_publish(ms, leg);
+		if (sync == DST_SYNC_RESYNCING)
+			dst_event(st, node->id, DST_EVENT_RESYNC_START, 0,
+				  GFP_KERNEL);
 		if (!assume_clean)
 			sync = DST_SYNC_RESYNCING;
 	}
@@ -459,6 +462,7 @@ static int dst_mirror_add_running(struct dst_storage *st,
 	dst_leg_publish(ms, leg);
 	wake_up(&ms->resync_wait);
 	pr_info("%s: node%u added, resyncing\n", st->name, node->id);
+	dst_event(st, node->id, DST_EVENT_RESYNC_START, 0, GFP_KERNEL);
 	return 0;
 }
 

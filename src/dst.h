@@ -222,6 +222,14 @@ void dst_node_submit(struct dst_node *node, struct bio *bio);
 enum dst_node_state dst_node_state(struct dst_node *node);
 int dst_node_fill(struct sk_buff *skb, struct dst_node *node);
 
+/*
+ * Tell listeners of the "events" group that @ev happened to @st, to its
+ * node @node (U32_MAX: none); @bytes for DST_EVENT_RESYNC_DONE.  Best
+ * effort, like every multicast: genl.c
+ */
+void dst_event(struct dst_storage *st, u32 node, enum dst_event ev,
+	       u64 bytes, gfp_t gfp);
+
 /* The client of a remote export: remote.c */
 struct dst_remote *dst_remote_connect(struct dst_node *node,
 				      const struct sockaddr_storage *addr,

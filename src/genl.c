@@ -73,6 +73,7 @@ static const struct nla_policy dst_policy[DST_A_MAX + 1] = {
 	[DST_A_STORAGE]	= NLA_POLICY_NESTED(dst_storage_policy),
 	[DST_A_NODE]	= NLA_POLICY_NESTED(dst_node_policy),
 	[DST_A_EXPORT]	= NLA_POLICY_NESTED(dst_export_policy),
+	[DST_A_EVENT]	= { .type = NLA_REJECT },
 };
 
 enum dst_mcgrp {
@@ -162,6 +163,38 @@ static void dst_genl_notify(struct dst_storage *st, u8 cmd)
 	}
 	genlmsg_multicast(&dst_genl_family, skb, 0, DST_MCGRP_EVENTS,
 			  GFP_KERNEL);
+}
+
+void dst_event(struct dst_storage *st, u32 node, enum dst_event ev,
+	       u64 bytes, gfp_t gfp)
+{
+	struct sk_buff *skb;
+	struct nlattr *nest;
+	void *hdr;
+
+	if (!genl_has_listeners(&dst_genl_family, &init_net, DST_MCGRP_EVENTS))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, gfp);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &dst_genl_family, 0, DST_CMD_EVENT);
+	if (!hdr)
+		goto err;
+	nest = nla_nest_start(skb, DST_A_EVENT);
+	if (!nest ||
+	    nla_put_u32(skb, DST_EVENT_A_TYPE, ev) ||
+	    nla_put_string(skb, DST_EVENT_A_STORAGE, st->name) ||
+	    (node != U32_MAX && nla_put_u32(skb, DST_EVENT_A_NODE, node)) ||
+	    (ev == DST_EVENT_RESYNC_DONE &&
+	     nla_put_u64_64bit(skb, DST_EVENT_A_BYTES, bytes,
+			       DST_EVENT_A_PAD)))
+		goto err;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&dst_genl_family, skb, 0, DST_MCGRP_EVENTS, gfp);
+	return;
+err:
+	nlmsg_free(skb);
 }
 
 /*

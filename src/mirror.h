@@ -33,6 +33,8 @@
  * @nonrot:	no seek cost: reads are balanced by @inflight only
  * @fail_gen:	a remote node's reconnect count when the leg went out of
  *		sync: a higher one means it came back
+ * @reported:	the state the last event told; the resync thread tells
+ *		the changes (from process context, never under the lock)
  *
  * @sync, @dirty, @nr_dirty and @last change under dst_mirror.lock.
  */
@@ -46,6 +48,7 @@ struct dst_leg {
 	sector_t last;
 	bool nonrot;
 	unsigned int fail_gen;
+	enum dst_sync_state reported;
 };
 
 struct dst_resync;

@@ -326,13 +326,66 @@ static void dst_resync_returns(struct dst_mirror *ms)
 	}
 }
 
+/*
+ * Tell the events of the legs whose state changed since the last told:
+ * out of sync (and a resync cut short), resync started, resync done.
+ */
+static void dst_resync_report(struct dst_mirror *ms)
+{
+	struct {
+		u32 node;
+		enum dst_sync_state from, to;
+	} changes[DST_MIRROR_MAX_LEGS];
+	unsigned int i, n = 0;
+	struct dst_leg *leg;
+	u64 bytes;
+
+	spin_lock_irq(&ms->lock);
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		if (leg->sync == leg->reported)
+			continue;
+		changes[n].node = leg->node->id;
+		changes[n].from = leg->reported;
+		changes[n].to = leg->sync;
+		leg->reported = leg->sync;
+		n++;
+	}
+	spin_unlock_irq(&ms->lock);
+
+	bytes = atomic64_read(&ms->resync_bytes);
+	for (i = 0; i < n; i++) {
+		if (changes[i].to == DST_SYNC_OUT_OF_SYNC) {
+			if (changes[i].from == DST_SYNC_RESYNCING)
+				dst_event(ms->st, changes[i].node,
+					  DST_EVENT_RESYNC_ABORT, 0, GFP_KERNEL);
+			dst_event(ms->st, changes[i].node,
+				  DST_EVENT_LEG_OUT_OF_SYNC, 0, GFP_KERNEL);
+			continue;
+		}
+		if (changes[i].from == DST_SYNC_OUT_OF_SYNC)
+			dst_event(ms->st, changes[i].node,
+				  DST_EVENT_RESYNC_START, 0, GFP_KERNEL);
+		if (changes[i].to == DST_SYNC_IN_SYNC)
+			dst_event(ms->st, changes[i].node,
+				  DST_EVENT_RESYNC_DONE, bytes, GFP_KERNEL);
+	}
+}
+
+/* Something to copy, or a change to tell. */
 static bool dst_resync_wanted(struct dst_mirror *ms)
 {
+	struct dst_leg *leg;
 	bool wanted;
+	unsigned int i;
 
 	spin_lock_irq(&ms->lock);
 	wanted = dst_resync_next(ms) != DST_NO_REGION &&
 		 dst_resync_source(ms);
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		wanted |= leg->sync != leg->reported;
+	}
 	spin_unlock_irq(&ms->lock);
 	return wanted;
 }
@@ -349,6 +402,7 @@ static int dst_resync_thread(void *data)
 			kthread_parkme();
 			continue;
 		}
+		dst_resync_report(ms);
 		spin_lock_irq(&ms->lock);
 		dst_resync_returns(ms);
 		region = dst_resync_source(ms) ? dst_resync_next(ms) :
@@ -360,7 +414,10 @@ static int dst_resync_thread(void *data)
 			WRITE_ONCE(ms->rate, 0);
 			rs->rate_stamp = jiffies;
 			rs->rate_bytes = 0;
-			/* Woken for new legs; looks for returning ones each second. */
+			/*
+			 * Woken for new legs and failed ones; looks for
+			 * returning ones each second.
+			 */
 			wait_event_interruptible_timeout(ms->resync_wait,
 							 dst_resync_wanted(ms) ||
 							 kthread_should_stop() ||

@@ -41,6 +41,7 @@ struct dst_leg *dst_leg_alloc(struct dst_mirror *ms, struct dst_node *node,
 	}
 	leg->node = node;
 	leg->sync = sync;
+	leg->reported = sync;
 	if (sync == DST_SYNC_RESYNCING) {
 		bitmap_set(leg->dirty, 0, ms->nr_regions);
 		leg->nr_dirty = ms->nr_regions;
@@ -143,6 +144,8 @@ void dst_leg_fail(struct dst_mirror *ms, struct dst_leg *leg,
 	if (leg->sync == DST_SYNC_OUT_OF_SYNC)
 		return;
 	leg->sync = DST_SYNC_OUT_OF_SYNC;
+	/* The resync thread tells the events; it may take it back, too. */
+	wake_up(&ms->resync_wait);
 	if (leg->node->remote)
 		leg->fail_gen = dst_remote_reconnects(leg->node->remote);
 	pr_warn("%s: node%u out of sync after a failed %s\n", ms->st->name,

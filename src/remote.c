@@ -688,6 +688,7 @@ static int dst_remote_redial(struct dst_remote *r)
 	pr_info("dst%u: node%u: reconnected to %pISpc after %lu s\n",
 		r->node->st->id, r->node->id, &r->addr,
 		(jiffies - r->down_since) / HZ);
+	dst_event(r->node->st, r->node->id, DST_EVENT_NODE_UP, 0, GFP_KERNEL);
 	return 0;
 }
 
@@ -715,10 +716,13 @@ static int dst_remote_thread(void *data)
 
 	do {
 		err = dst_remote_rx(r, &why);
-		if (!READ_ONCE(r->stopping))
+		if (!READ_ONCE(r->stopping)) {
 			pr_err("dst%u: node%u: %pISpc: %s (%d), reconnecting\n",
 			       r->node->st->id, r->node->id, &r->addr, why,
 			       err);
+			dst_event(r->node->st, r->node->id, DST_EVENT_NODE_DOWN,
+				  0, GFP_KERNEL);
+		}
 		dst_remote_down(r);
 	} while (!dst_remote_reconnect(r));
 

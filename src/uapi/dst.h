@@ -50,6 +50,10 @@
  * DST_CMD_EXPORT_GET	request: DST_A_EXPORT { NAME }, or NLM_F_DUMP for all
  *			reply: DST_A_EXPORT { NAME, DEVICE, ADDR, READ_ONLY, SIZE,
  *			CLIENTS, REFUSED }
+ * DST_CMD_EVENT	multicast on "events" only: DST_A_EVENT { TYPE,
+ *			STORAGE, NODE, BYTES } when a node goes down or comes
+ *			back, a leg goes out of sync, a resync starts, ends
+ *			or is cut short; not a request
  */
 enum dst_cmd {
 	DST_CMD_UNSPEC,
@@ -64,6 +68,7 @@ enum dst_cmd {
 	DST_CMD_EXPORT_DEL,
 	DST_CMD_EXPORT_GET,
 	DST_CMD_NODE_DEL,
+	DST_CMD_EVENT,
 	__DST_CMD_MAX,
 };
 
@@ -77,10 +82,34 @@ enum dst_attr {
 	DST_A_STORAGE,		/* nest: enum dst_storage_attr */
 	DST_A_NODE,		/* nest: enum dst_node_attr */
 	DST_A_EXPORT,		/* nest: enum dst_export_attr */
+	DST_A_EVENT,		/* nest: enum dst_event_attr (events only) */
 	__DST_A_MAX,
 };
 
 #define DST_A_MAX (__DST_A_MAX - 1)
+
+/* Inside DST_A_EVENT. */
+enum dst_event_attr {
+	DST_EVENT_A_UNSPEC,
+	DST_EVENT_A_TYPE,	/* u32: enum dst_event */
+	DST_EVENT_A_STORAGE,	/* string: the storage's name */
+	DST_EVENT_A_NODE,	/* u32: the node's id */
+	DST_EVENT_A_BYTES,	/* u64: RESYNC_DONE: bytes the storage resynced so far */
+	DST_EVENT_A_PAD,
+	__DST_EVENT_A_MAX,
+};
+
+#define DST_EVENT_A_MAX (__DST_EVENT_A_MAX - 1)
+
+enum dst_event {
+	DST_EVENT_NODE_DOWN,		/* a remote node's connection ended */
+	DST_EVENT_NODE_UP,		/* it connected again */
+	DST_EVENT_LEG_OUT_OF_SYNC,	/* a mirror leg failed */
+	DST_EVENT_RESYNC_START,		/* a leg started to resync */
+	DST_EVENT_RESYNC_DONE,		/* a leg is in sync */
+	DST_EVENT_RESYNC_ABORT,		/* a resyncing leg failed */
+	__DST_EVENT_MAX,
+};
 
 /* Inside DST_A_ALGS: one DST_ALG_A_NAME per registered algorithm. */
 enum dst_alg_attr {

@@ -17,7 +17,12 @@ mirror_setup 5 "$MIB"
 # node_is STORAGE ID STATE: the node's connection state is STATE.
 node_is() { [[ "$(leg_field "$1" "$2" state)" == "$3" ]]; }
 
-# A mirror leg comes back: only its dirty regions are copied.
+# A mirror leg comes back: only its dirty regions are copied; the events
+# say so, in order.
+dstadm monitor --json >/tmp/events.json &
+MON=$!
+BG_PIDS+=("$MON")
+sleep 1
 do_export leg2 /dev/ram2 127.0.0.1:7110
 make_storage m mirror --chunk-size 64K -- /dev/ram0 /dev/ram1 127.0.0.1:7110 -- --assume-clean
 M=$DEV
@@ -47,6 +52,18 @@ resynced=$(storage_field m resync_bytes)
 ((resynced > 0 && resynced <= 16 << 20)) ||
 	fail "resync copied $resynced bytes: not only the dirty regions of 8 MiB"
 log "node2 came back; resync copied $resynced bytes of $((MIB << 20))"
+sleep 2
+kill "$MON"
+wait "$MON" || true
+BG_PIDS=()
+cat /tmp/events.json
+events=$(jq -r 'select(.storage == "m" and .node == 2) | .event' /tmp/events.json | paste -sd' ')
+[[ "$events" == "node-down out-of-sync node-up resync-start resync-done" ]] ||
+	fail "events of node2: '$events'"
+jq -s -e 'any(.[]; .event == "resync-done" and .bytes > 0)' /tmp/events.json >/dev/null ||
+	fail "resync-done without bytes"
+jq -s -e 'any(.[]; .export == "leg2" and .event == "deleted")' /tmp/events.json >/dev/null ||
+	fail "no event for the deleted export"
 legs_identical "$MIB" /dev/ram0 /dev/ram1 /dev/ram2
 drop_storage m
 undo_export leg2

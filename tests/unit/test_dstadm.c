@@ -1747,6 +1747,84 @@ static void test_resync_options(void **state)
 	assert_int_equal(wait_progress(&si, &oos), -1);
 }
 
+/* A multicast message of @cmd with an event or a storage/export nest. */
+static struct nlmsghdr *event_msg(char *buf, uint8_t cmd, int type, const char *name,
+				  int node, int with_bytes)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	struct nlattr *nest;
+
+	genl->cmd = cmd;
+	if (cmd == DST_CMD_EVENT) {
+		nest = mnl_attr_nest_start(nlh, DST_A_EVENT);
+		if (type >= 0)
+			mnl_attr_put_u32(nlh, DST_EVENT_A_TYPE, type);
+		if (name)
+			mnl_attr_put_strz(nlh, DST_EVENT_A_STORAGE, name);
+		if (node >= 0)
+			mnl_attr_put_u32(nlh, DST_EVENT_A_NODE, node);
+		if (with_bytes)
+			mnl_attr_put_u64(nlh, DST_EVENT_A_BYTES, 12345);
+		mnl_attr_put_u32(nlh, 99, 1);	/* newer: ignored */
+	} else {
+		nest = mnl_attr_nest_start(nlh, cmd == DST_CMD_EXPORT_NEW ||
+					   cmd == DST_CMD_EXPORT_DEL ? DST_A_EXPORT :
+					   DST_A_STORAGE);
+		mnl_attr_put_strz(nlh, 1, name);	/* NAME is 1 in both */
+	}
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
+static void test_events(void **state)
+{
+	struct monitor_opts mo;
+	struct event_info ev;
+	char buf[1024], *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(PARSE(monitor_parse, &mo, "monitor"), EXIT_OK);
+	assert_false(mo.json);
+	assert_int_equal(PARSE(monitor_parse, &mo, "monitor", "--json"), EXIT_OK);
+	assert_true(mo.json);
+	assert_int_equal(PARSE(monitor_parse, &mo, "monitor", "x"), EXIT_USAGE);
+
+	assert_int_equal(event_parse(event_msg(buf, DST_CMD_EVENT, DST_EVENT_NODE_DOWN,
+					       "m", 2, 0), &ev), 0);
+	assert_string_equal(ev.what, "node-down");
+	assert_string_equal(ev.name, "m");
+	assert_true(ev.has_node && ev.node == 2 && !ev.has_bytes && !ev.export);
+	f = open_memstream(&out, &len);
+	assert_int_equal(event_print(f, &ev, false), 0);
+	assert_int_equal(event_parse(event_msg(buf, DST_CMD_EVENT, DST_EVENT_RESYNC_DONE,
+					       "m", 1, 1), &ev), 0);
+	assert_int_equal(event_print(f, &ev, true), 0);
+	assert_int_equal(event_parse(event_msg(buf, DST_CMD_EXPORT_NEW, 0, "e0", -1, 0),
+				     &ev), 0);
+	assert_int_equal(event_print(f, &ev, false), 0);
+	assert_int_equal(event_parse(event_msg(buf, DST_CMD_STORAGE_DEL, 0, "s", -1, 0),
+				     &ev), 0);
+	assert_int_equal(event_print(f, &ev, true), 0);
+	fclose(f);
+	assert_string_equal(out,
+		"storage m node2: node-down\n"
+		"{\"event\":\"resync-done\",\"storage\":\"m\",\"node\":1,\"bytes\":12345}\n"
+		"export e0: created\n"
+		"{\"event\":\"deleted\",\"storage\":\"s\"}\n");
+	free(out);
+
+	/* Unknown type, missing parts, other commands: not an event we know. */
+	assert_int_equal(event_parse(event_msg(buf, DST_CMD_EVENT, __DST_EVENT_MAX, "m", 1, 0),
+				     &ev), -1);
+	assert_int_equal(event_parse(event_msg(buf, DST_CMD_EVENT, -1, "m", 1, 0), &ev), -1);
+	assert_int_equal(event_parse(event_msg(buf, DST_CMD_EVENT, DST_EVENT_NODE_UP, NULL, 1, 0),
+				     &ev), -1);
+	assert_int_equal(event_parse(event_msg(buf, DST_CMD_INFO, 0, "m", -1, 0), &ev), -1);
+}
+
 static void test_format_size(void **state)
 {
 	char b[32];
@@ -1801,6 +1879,7 @@ int main(void)
 		cmocka_unit_test(test_status_tree),
 		cmocka_unit_test(test_remote_args),
 		cmocka_unit_test(test_resync_options),
+		cmocka_unit_test(test_events),
 	};
 
 	return cmocka_run_group_tests_name("dstadm", tests, NULL, NULL);
