@@ -151,30 +151,32 @@ cmd_guest() {
 
 # Benchmark, not a test, in one guest: fio on brd, dst over loopback and nbd
 # side by side (tests/bench/guest-bench.sh), then arrays against md and dm
-# (tests/bench/guest-bench-arrays.sh). Prints the tables, which are also in
-# tests/out/bench/bench.txt and bench-arrays.txt. Env: DST_BENCH_RUNTIME (s
-# per run, default 20), DST_BENCH=all|remote|arrays (default all).
+# (tests/bench/guest-bench-arrays.sh), then the resync of a leg that missed
+# writes against md (tests/bench/guest-bench-resync.sh). Prints the tables,
+# which are also in tests/out/bench/bench*.txt. Env: DST_BENCH_RUNTIME (s
+# per run, default 20), DST_BENCH=all|remote|arrays|resync (default all).
 cmd_bench() {
 	local out=$ROOT/tests/out/bench runtime=${DST_BENCH_RUNTIME:-20} finished=0 t
 	local which=${DST_BENCH:-all}
-	[[ "$which" =~ ^(all|remote|arrays)$ ]] || die "DST_BENCH must be all, remote or arrays"
+	[[ "$which" =~ ^(all|remote|arrays|resync)$ ]] ||
+		die "DST_BENCH must be all, remote, arrays or resync"
 	# Per script: at most 16 fio runs of runtime + 2 s ramp, and set-up.
 	export DST_TEST_TIMEOUT=${DST_TEST_TIMEOUT:-$((runtime * 20 + 300))}
 	prepare_guest
 	boot_guest "$out" bench "${DST_GUEST_TIMEOUT:-$((DST_TEST_TIMEOUT * 2 + 300))}" \
 		"dsttest.bench_runtime=$runtime" "dsttest.bench=$which" && finished=1
-	for t in bench bench-arrays; do
+	for t in bench bench-arrays bench-resync; do
 		if [[ -s "$out/$t.txt" ]]; then
 			cat "$out/$t.txt"
 			echo
 		fi
 	done
-	if [[ ! -s "$out/bench.txt" && ! -s "$out/bench-arrays.txt" ]]; then
+	if ! ls "$out"/bench*.txt >/dev/null 2>&1; then
 		echo "bench: no table; last lines of bench.log:"
 		tail -n 40 "$out/bench.log" 2>/dev/null || tail -n 40 "$out/console.log"
 	fi
 	((finished == 1)) || die "bench: guest did not finish"
-	[[ -s "$out/bench.txt" || -s "$out/bench-arrays.txt" ]]
+	ls "$out"/bench*.txt >/dev/null 2>&1
 }
 
 main() {

@@ -214,15 +214,16 @@ run_demo() {
 }
 
 # Benchmark mode (tests/run.sh bench): not a test, no pass/fail.
-# dsttest.bench=all|remote|arrays picks the scripts.
+# dsttest.bench=all|remote|arrays|resync picks the scripts.
 run_bench() {
 	local which script
 	which=$(cmdline_param bench all)
 	say "bench mode ($which)"
 	: >"$DST_RESULTS/bench.log"
-	for script in guest-bench guest-bench-arrays; do
+	for script in guest-bench guest-bench-arrays guest-bench-resync; do
 		case "$which.$script" in
-		remote.guest-bench-arrays | arrays.guest-bench) continue ;;
+		all.* | remote.guest-bench | arrays.guest-bench-arrays | resync.guest-bench-resync) ;;
+		*) continue ;;
 		esac
 		timeout -k 10 "$DST_TEST_TIMEOUT" bash "$DST_ROOT/tests/bench/$script.sh" 2>&1 |
 			tee -a "$DST_RESULTS/bench.log" || true
