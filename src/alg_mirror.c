@@ -185,6 +185,7 @@ void dst_mirror_write(struct dst_mirror *ms, struct bio *bio)
 	spin_lock_irq(&ms->lock);
 	if (mio->sectors && dst_mirror_in_window(ms, mio->sector, mio->sectors)) {
 		bio_list_add(&ms->deferred, bio);
+		atomic64_inc(&ms->held);
 		spin_unlock_irq(&ms->lock);
 		mempool_free(mio, &ms->io_pool);
 		return;
@@ -383,6 +384,7 @@ static int dst_mirror_start(struct dst_storage *st, bool assume_clean,
 	init_waitqueue_head(&ms->resync_wait);
 	atomic_set(&ms->pending, 0);
 	atomic64_set(&ms->resync_bytes, 0);
+	atomic64_set(&ms->held, 0);
 	if (ms->nr_regions > DST_MIRROR_MAX_REGIONS) {
 		*why = "chunk size too small for the size of the mirror";
 		kfree(ms);

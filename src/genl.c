@@ -97,6 +97,21 @@ static void dst_genl_why(struct genl_info *info, const char *why)
 		info->extack->_msg = why;
 }
 
+/* Seconds in @attr, if there, into *@out; at most @max, else @too_long. */
+static int dst_genl_seconds(struct genl_info *info, const struct nlattr *attr,
+			    u32 max, const char *too_long, unsigned int *out)
+{
+	if (!attr)
+		return 0;
+	if (nla_get_u32(attr) > max) {
+		dst_genl_why(info, too_long);
+		NL_SET_BAD_ATTR(info->extack, attr);
+		return -EINVAL;
+	}
+	*out = nla_get_u32(attr);
+	return 0;
+}
+
 static int dst_storage_fill(struct sk_buff *skb, struct dst_storage *st,
 			    u32 portid, u32 seq, int flags, u8 cmd)
 {
@@ -567,32 +582,17 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 			       "timeouts and reconnects are for remote nodes");
 		return -EINVAL;
 	}
-	if (tb[DST_NODE_A_DEAD_TIMEOUT]) {
-		opts.dead_timeout = nla_get_u32(tb[DST_NODE_A_DEAD_TIMEOUT]);
-		if (opts.dead_timeout > DST_MAX_TIMEOUT) {
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    tb[DST_NODE_A_DEAD_TIMEOUT],
-					    "dead timeout longer than a day");
-			return -EINVAL;
-		}
-	}
-	if (tb[DST_NODE_A_RECONNECT_MAX]) {
-		opts.reconnect_max = nla_get_u32(tb[DST_NODE_A_RECONNECT_MAX]);
-		if (opts.reconnect_max > DST_MAX_RECONNECT) {
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    tb[DST_NODE_A_RECONNECT_MAX],
-					    "reconnect interval longer than an hour");
-			return -EINVAL;
-		}
-	}
-	if (tb[DST_NODE_A_TIMEOUT]) {
-		opts.timeout = nla_get_u32(tb[DST_NODE_A_TIMEOUT]);
-		if (opts.timeout > DST_MAX_TIMEOUT) {
-			NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_NODE_A_TIMEOUT],
-					    "timeout longer than a day");
-			return -EINVAL;
-		}
-	}
+	err = dst_genl_seconds(info, tb[DST_NODE_A_TIMEOUT], DST_MAX_TIMEOUT,
+			       "timeout longer than a day", &opts.timeout) ?:
+	      dst_genl_seconds(info, tb[DST_NODE_A_DEAD_TIMEOUT],
+			       DST_MAX_TIMEOUT, "dead timeout longer than a day",
+			       &opts.dead_timeout) ?:
+	      dst_genl_seconds(info, tb[DST_NODE_A_RECONNECT_MAX],
+			       DST_MAX_RECONNECT,
+			       "reconnect interval longer than an hour",
+			       &opts.reconnect_max);
+	if (err)
+		return err;
 
 	dst_storage_lock();
 	st = dst_genl_storage(info, stb, &err);

@@ -79,6 +79,7 @@ struct dst_resync;
  * @resync_cursor: the region it copies next or after
  * @resync_bytes: bytes copied since the start
  * @app_ios:	bios of the disk so far: resync sees whether others use it
+ * @held:	writes that waited for the window since the start
  * @rate:	resync bytes per second over the last second or so
  * @left:	bytes resync still has to copy, about
  */
@@ -103,6 +104,7 @@ struct dst_mirror {
 	u64 resync_cursor;
 	atomic64_t resync_bytes;
 	atomic_t app_ios;
+	atomic64_t held;
 	u64 rate;
 	u64 left;
 };

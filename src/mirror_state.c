@@ -219,6 +219,14 @@ static ssize_t resync_rate_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%llu\n", READ_ONCE(ms->rate));
 }
 
+static ssize_t resync_held_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	struct dst_mirror *ms = dst_kobj_storage(kobj)->priv;
+
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&ms->held));
+}
+
 static ssize_t resync_left_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *buf)
 {
@@ -277,6 +285,7 @@ static struct kobj_attribute dst_attr_chunk_size = __ATTR_RO(chunk_size);
 static struct kobj_attribute dst_attr_resync_bytes = __ATTR_RO(resync_bytes);
 static struct kobj_attribute dst_attr_resync_rate = __ATTR_RO(resync_rate);
 static struct kobj_attribute dst_attr_resync_left = __ATTR_RO(resync_left);
+static struct kobj_attribute dst_attr_resync_held = __ATTR_RO(resync_held);
 static struct kobj_attribute dst_attr_resync_min = __ATTR_RW(resync_min);
 static struct kobj_attribute dst_attr_resync_max = __ATTR_RW(resync_max);
 
@@ -285,6 +294,7 @@ static struct attribute *dst_mirror_storage_attrs[] = {
 	&dst_attr_resync_bytes.attr,
 	&dst_attr_resync_rate.attr,
 	&dst_attr_resync_left.attr,
+	&dst_attr_resync_held.attr,
 	&dst_attr_resync_min.attr,
 	&dst_attr_resync_max.attr,
 	NULL,

@@ -379,6 +379,8 @@ static void dst_remote_down(struct dst_remote *r)
 	bool hold, failed;
 	unsigned int i;
 
+	/* A sender stuck on a full socket lets go of tx_lock. */
+	dst_remote_kill(r);
 	mutex_lock(&r->tx_lock);
 	spin_lock(&r->lock);
 	r->up = false;

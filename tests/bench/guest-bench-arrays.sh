@@ -11,18 +11,9 @@
 # line dsttest.bench_runtime or DST_BENCH_RUNTIME).
 # Output: $DST_RESULTS/bench-arrays.txt, bench-arrays-*.json (fio output).
 set -euo pipefail
-# shellcheck source=tests/guest/lib.sh
-source "${DST_ROOT:-/mnt/dst}/tests/guest/lib.sh"
+# shellcheck source=tests/bench/bench-lib.sh
+source "${DST_ROOT:-/mnt/dst}/tests/bench/bench-lib.sh"
 
-cmdline_runtime() {
-	local w
-	for w in $(</proc/cmdline); do
-		[[ "$w" != dsttest.bench_runtime=* ]] || echo "${w#*=}"
-	done
-}
-RUNTIME=${DST_BENCH_RUNTIME:-$(cmdline_runtime)}
-RUNTIME=${RUNTIME:-20}
-OUT=${DST_RESULTS:-/tmp}
 MIB=128
 # name rw bs qd mirror-target linear-target
 ROWS=(
@@ -32,14 +23,7 @@ ROWS=(
 	"rand-write randwrite 4k 32 1.00 0.97"
 )
 PEERS=(mirror md linear dm)
-declare -A DEVS MBS IOPS
 export DM_DISABLE_UDEV=1
-
-bounded() {
-	local s=$1
-	shift
-	timeout -k 5 "$s" "$@"
-}
 
 cleanup() {
 	set +e
@@ -97,34 +81,6 @@ setup_peer() {
 	echo "bench: $1 is ${DEVS[$1]} ($(blockdev --getsize64 "${DEVS[$1]}") bytes)"
 }
 
-run_fio() {
-	local peer=$1 name=$2 rw=$3 bs=$4 qd=$5 json
-	json=$OUT/bench-arrays-$peer-$name.json
-	if bounded $((RUNTIME + 120)) fio --name="$name" --filename="${DEVS[$peer]}" \
-		--direct=1 --ioengine=libaio --rw="$rw" --bs="$bs" --iodepth="$qd" \
-		--time_based --runtime="$RUNTIME" --ramp_time=2 \
-		--output-format=json --output="$json" &&
-		jq -e '.jobs[0].error == 0' "$json" >/dev/null; then
-		MBS[$peer.$name]=$(jq '.jobs[0] | (.read.bw_bytes + .write.bw_bytes) / 1e6' "$json")
-		IOPS[$peer.$name]=$(jq '.jobs[0] | .read.iops + .write.iops' "$json")
-	else
-		echo "bench: fio $name on $peer failed"
-		MBS[$peer.$name]=fail
-		IOPS[$peer.$name]=fail
-	fi
-	echo "bench: $peer $name: ${MBS[$peer.$name]} MB/s, ${IOPS[$peer.$name]} IOPS"
-}
-
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN {
-		if (a ~ /^[0-9.e+]+$/ && b ~ /^[0-9.e+]+$/ && b > 0) printf "%.2f", a / b
-		else printf "-" }'
-}
-
-num() {
-	awk -v v="${1:--}" -v f="$2" 'BEGIN { if (v ~ /^[0-9.e+]+$/) printf f, v; else printf "%s", v }'
-}
-
 for p in "${PEERS[@]}"; do
 	setup_peer "$p" || echo "bench: peer $p skipped"
 done
@@ -132,7 +88,7 @@ done
 for row in "${ROWS[@]}"; do
 	read -r name rw bs qd _ <<<"$row"
 	for p in "${PEERS[@]}"; do
-		[[ -n "${DEVS[$p]:-}" ]] && run_fio "$p" "$name" "$rw" "$bs" "$qd"
+		[[ -z "${DEVS[$p]:-}" ]] || run_fio bench-arrays "$p" "$name" "$rw" "$bs" "$qd"
 	done
 done
 

@@ -14,19 +14,12 @@
 # application's throughput during the resync.
 # Output: $DST_RESULTS/bench-resync.txt
 set -euo pipefail
-# shellcheck source=tests/guest/lib.sh
-source "${DST_ROOT:-/mnt/dst}/tests/guest/lib.sh"
+# shellcheck source=tests/bench/bench-lib.sh
+source "${DST_ROOT:-/mnt/dst}/tests/bench/bench-lib.sh"
 
-OUT=${DST_RESULTS:-/tmp}
 MIB=256
 PORT=7310
 export DM_DISABLE_UDEV=1
-
-bounded() {
-	local s=$1
-	shift
-	timeout -k 5 "$s" "$@"
-}
 
 cleanup() {
 	set +e

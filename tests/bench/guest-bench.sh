@@ -9,31 +9,15 @@
 # or env DST_BENCH_RUNTIME; DST_BENCH_PEERS (default "brd dst nbd").
 # Output: $DST_RESULTS/bench.txt (the table), bench-*.json (fio output).
 set -euo pipefail
-# shellcheck source=tests/guest/lib.sh
-source "${DST_ROOT:-/mnt/dst}/tests/guest/lib.sh"
+# shellcheck source=tests/bench/bench-lib.sh
+source "${DST_ROOT:-/mnt/dst}/tests/bench/bench-lib.sh"
 
-cmdline_runtime() {
-	local w
-	for w in $(</proc/cmdline); do
-		[[ "$w" != dsttest.bench_runtime=* ]] || echo "${w#*=}"
-	done
-}
-RUNTIME=${DST_BENCH_RUNTIME:-$(cmdline_runtime)}
-RUNTIME=${RUNTIME:-20}
 PEERS=${DST_BENCH_PEERS:-brd dst nbd}
-OUT=${DST_RESULTS:-/tmp}
 DST_PORT=7300
 NBD_PORT=10809
 ROWS=("seq-read read 1M 8" "seq-write write 1M 8" "rand-read randread 4k 32" "rand-write randwrite 4k 32")
-declare -A DEVS MBS IOPS
 NBD_PID=
 DST_EXPORTED=
-
-bounded() {
-	local s=$1
-	shift
-	timeout -k 5 "$s" "$@"
-}
 
 cleanup() {
 	set +e
@@ -97,37 +81,13 @@ setup_peer() {
 	echo "bench: $1 is ${DEVS[$1]} ($(blockdev --getsize64 "${DEVS[$1]}") bytes)"
 }
 
-run_fio() {
-	local peer=$1 name=$2 rw=$3 bs=$4 qd=$5 json
-	json=$OUT/bench-$peer-$name.json
-	if bounded $((RUNTIME + 120)) fio --name="$name" --filename="${DEVS[$peer]}" \
-		--direct=1 --ioengine=libaio --rw="$rw" --bs="$bs" --iodepth="$qd" \
-		--size=256M --time_based --runtime="$RUNTIME" --ramp_time=2 \
-		--output-format=json --output="$json" &&
-		jq -e '.jobs[0].error == 0' "$json" >/dev/null; then
-		MBS[$peer.$name]=$(jq '.jobs[0] | (.read.bw_bytes + .write.bw_bytes) / 1e6' "$json")
-		IOPS[$peer.$name]=$(jq '.jobs[0] | .read.iops + .write.iops' "$json")
-	else
-		echo "bench: fio $name on $peer failed"
-		MBS[$peer.$name]=fail
-		IOPS[$peer.$name]=fail
-	fi
-	echo "bench: $peer $name: ${MBS[$peer.$name]} MB/s, ${IOPS[$peer.$name]} IOPS"
-}
-
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN {
-		if (a ~ /^[0-9.e+]+$/ && b ~ /^[0-9.e+]+$/ && b > 0) printf "%.2f", a / b
-		else printf "-" }'
-}
-
 active=()
 for p in $PEERS; do
 	if setup_peer "$p"; then active+=("$p"); else echo "bench: peer $p skipped"; fi
 done
 for row in "${ROWS[@]}"; do
 	read -r name rw bs qd <<<"$row"
-	for p in "${active[@]}"; do run_fio "$p" "$name" "$rw" "$bs" "$qd"; done
+	for p in "${active[@]}"; do run_fio bench "$p" "$name" "$rw" "$bs" "$qd" --size=256M; done
 done
 
 {
@@ -139,8 +99,8 @@ done
 		read -r name _ <<<"$row"
 		printf '%-11s' "$name"
 		for p in $PEERS; do
-			printf ' %10s %10s' "$(awk -v v="${MBS[$p.$name]:--}" 'BEGIN { if (v ~ /^[0-9.e+]+$/) printf "%.1f", v; else printf "%s", v }')" \
-				"$(awk -v v="${IOPS[$p.$name]:--}" 'BEGIN { if (v ~ /^[0-9.e+]+$/) printf "%.0f", v; else printf "%s", v }')"
+			printf ' %10s %10s' "$(num "${MBS[$p.$name]:-}" %.1f)" \
+				"$(num "${IOPS[$p.$name]:-}" %.0f)"
 		done
 		printf ' %8s %8s\n' "$(ratio "${MBS[dst.$name]:-}" "${MBS[nbd.$name]:-}")" \
 			"$(ratio "${MBS[dst.$name]:-}" "${MBS[brd.$name]:-}")"

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 
@@ -367,6 +369,64 @@ static void node_del_nowhere(struct nlmsghdr *nlh)
 	node_del(nlh, 1);
 }
 
+/* NODE_ADD to "c0": the node's attributes are checked before the storage. */
+static void node_add(struct nlmsghdr *nlh, uint32_t type, uint16_t attr,
+		     uint32_t val)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(1),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "c0");
+	mnl_attr_nest_end(nlh, n);
+	n = mnl_attr_nest_start(nlh, DST_A_NODE);
+	mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, type);
+	if (type == DST_NODE_LOCAL)
+		mnl_attr_put_strz(nlh, DST_NODE_A_PATH, "/dev/null");
+	else
+		mnl_attr_put(nlh, DST_NODE_A_ADDR, sizeof(sin), &sin);
+	mnl_attr_put_u32(nlh, attr, val);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static void local_dead_timeout(struct nlmsghdr *nlh)
+{
+	node_add(nlh, DST_NODE_LOCAL, DST_NODE_A_DEAD_TIMEOUT, 5);
+}
+
+static void dead_timeout_long(struct nlmsghdr *nlh)
+{
+	node_add(nlh, DST_NODE_REMOTE, DST_NODE_A_DEAD_TIMEOUT, 86401);
+}
+
+static void reconnect_long(struct nlmsghdr *nlh)
+{
+	node_add(nlh, DST_NODE_REMOTE, DST_NODE_A_RECONNECT_MAX, 3601);
+}
+
+static void reconnects_given(struct nlmsghdr *nlh)
+{
+	node_add(nlh, DST_NODE_REMOTE, DST_NODE_A_RECONNECTS, 1);
+}
+
+static void resync_linear(struct nlmsghdr *nlh)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "c0");
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_ALG, "linear");
+	mnl_attr_put_u32(nlh, DST_STORAGE_A_RESYNC_MAX, 1000);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static void event_attr(struct nlmsghdr *nlh)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_EVENT);
+
+	mnl_attr_put_u32(nlh, DST_EVENT_A_TYPE, 0);
+	mnl_attr_nest_end(nlh, n);
+}
+
 static void top_reply_attr(struct nlmsghdr *nlh)
 {
 	mnl_attr_put_strz(nlh, DST_A_VERSION, "9.9");
@@ -392,6 +452,13 @@ static int cases(void)
 		{ "node delete with a reply-only attribute", DST_CMD_NODE_DEL, EINVAL,
 		  node_del_no_id },
 		{ "node delete in no storage", DST_CMD_NODE_DEL, ENOENT, node_del_nowhere },
+		{ "dead timeout on a local node", DST_CMD_NODE_ADD, EINVAL, local_dead_timeout },
+		{ "dead timeout over a day", DST_CMD_NODE_ADD, EINVAL, dead_timeout_long },
+		{ "reconnect interval over an hour", DST_CMD_NODE_ADD, EINVAL, reconnect_long },
+		{ "reconnect count in a request", DST_CMD_NODE_ADD, EINVAL, reconnects_given },
+		{ "resync limit on a linear storage", DST_CMD_STORAGE_NEW, EINVAL, resync_linear },
+		{ "an event as a request", DST_CMD_EVENT, EOPNOTSUPP, no_attrs },
+		{ "an event attribute in a request", DST_CMD_INFO, EINVAL, event_attr },
 		{ "unknown command", DST_CMD_MAX + 1, EOPNOTSUPP, no_attrs },
 		{ "command 0", DST_CMD_UNSPEC, EOPNOTSUPP, no_attrs },
 	};
