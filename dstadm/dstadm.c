@@ -14,7 +14,7 @@
 #include "dstadm.h"
 
 const struct command dstadm_commands[] = {
-	{ "create",  cmd_create,  "NAME --alg linear|mirror [--chunk-size SIZE] [--resync-min RATE] [--resync-max RATE]",
+	{ "create",  cmd_create,  "NAME --alg linear|mirror [--chunk-size SIZE] [--resync-min RATE] [--resync-max RATE] [--bitmap PATH]",
 	  "create a storage" },
 	{ "delete",  cmd_delete,  "NAME",		"delete a storage" },
 	{ "add",     cmd_add,     "NAME remote ADDR:PORT [--timeout S] [--dead-timeout S] [--reconnect-max S] | NAME local PATH",

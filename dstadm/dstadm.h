@@ -66,6 +66,7 @@ struct create_opts {
 	uint32_t chunk_size;		/* 0: not given */
 	uint32_t resync_min;		/* KiB/s, 0: not given */
 	uint32_t resync_max;		/* KiB/s, 0: not given */
+	char bitmap[DST_BITMAP_PATH_MAX]; /* absolute, "": not given */
 };
 
 struct monitor_opts {
@@ -261,6 +262,11 @@ struct storage_info {
 	uint64_t resync_bytes;		/* copied by resync since start */
 	uint64_t resync_rate;		/* bytes/s now */
 	uint64_t resync_left;		/* bytes left to copy */
+	char bitmap[DST_BITMAP_PATH_MAX]; /* "": none */
+	bool has_started;		/* running mirror: */
+	uint32_t started;		/* enum dst_start */
+	bool has_bitmap_regions;	/* running, with a bitmap: */
+	uint64_t bitmap_regions;	/* regions set in it */
 	struct node_info *nodes;	/* malloc()ed; storage_info_free() */
 	size_t nnodes;
 };
@@ -307,6 +313,7 @@ int storage_list_cb(const struct nlmsghdr *nlh, void *data);
 int export_list_cb(const struct nlmsghdr *nlh, void *data);
 void storage_list_free(struct storage_list *l);
 const char *storage_state_name(uint32_t state);
+const char *start_name(uint32_t start, bool text);
 const char *node_type_name(uint32_t type);
 const char *node_state_name(uint32_t state);
 const char *sync_state_name(uint32_t sync);

@@ -179,9 +179,15 @@ int storage_info_parse(const struct nlattr *nest, struct storage_info *si)
 	    get_u32(tb[DST_STORAGE_A_RESYNC_MAX], &si->resync_max, false) ||
 	    get_u64(tb[DST_STORAGE_A_RESYNC_BYTES], &si->resync_bytes, false) ||
 	    get_u64(tb[DST_STORAGE_A_RESYNC_RATE], &si->resync_rate, false) ||
-	    get_u64(tb[DST_STORAGE_A_RESYNC_LEFT], &si->resync_left, false))
+	    get_u64(tb[DST_STORAGE_A_RESYNC_LEFT], &si->resync_left, false) ||
+	    (tb[DST_STORAGE_A_BITMAP] &&
+	     copy_str(si->bitmap, sizeof(si->bitmap), tb[DST_STORAGE_A_BITMAP])) ||
+	    get_u32(tb[DST_STORAGE_A_STARTED], &si->started, false) ||
+	    get_u64(tb[DST_STORAGE_A_BITMAP_REGIONS], &si->bitmap_regions, false))
 		return -1;
 	si->has_resync = tb[DST_STORAGE_A_RESYNC_BYTES];
+	si->has_started = tb[DST_STORAGE_A_STARTED];
+	si->has_bitmap_regions = tb[DST_STORAGE_A_BITMAP_REGIONS];
 	if (tb[DST_STORAGE_A_NODES] && nodes_parse(tb[DST_STORAGE_A_NODES], si) < 0) {
 		storage_info_free(si);
 		return -1;

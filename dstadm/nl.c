@@ -127,6 +127,9 @@ int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
 	    (args->resync_max &&
 	     !mnl_attr_put_u32_check(nlh, size, DST_STORAGE_A_RESYNC_MAX,
 				     args->resync_max)) ||
+	    (args->bitmap &&
+	     !mnl_attr_put_strz_check(nlh, size, DST_STORAGE_A_BITMAP,
+				      args->bitmap)) ||
 	    (args->assume_clean &&
 	     !mnl_attr_put_check(nlh, size, DST_STORAGE_A_ASSUME_CLEAN, 0, ""))) {
 		fprintf(stderr, "%s: argument too long\n", PROG);

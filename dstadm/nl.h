@@ -34,6 +34,7 @@ struct storage_args {
 	uint32_t chunk_size;
 	uint32_t resync_min;
 	uint32_t resync_max;
+	const char *bitmap;
 	bool assume_clean;
 };
 

@@ -26,6 +26,23 @@ const char *storage_state_name(uint32_t state)
 	return "unknown";
 }
 
+static const char *const starts[][2] = {
+	[DST_START_FULL] = { "full",
+		"full resync of every leg but the first (not known to be identical)" },
+	[DST_START_ASSUME_CLEAN] = { "assume-clean", "--assume-clean, no resync" },
+	[DST_START_CLEAN] = { "clean", "after a clean stop (bitmap), legs in sync trusted" },
+	[DST_START_UNCLEAN] = { "unclean",
+		"after an unclean stop: the bitmap's regions resynced" },
+};
+
+/* How a mirror started: a JSON word, or (@text) a sentence. */
+const char *start_name(uint32_t start, bool text)
+{
+	if (start < sizeof(starts) / sizeof(starts[0]))
+		return starts[start][text];
+	return "unknown";
+}
+
 static const char *const node_types[] = {
 	[DST_NODE_LOCAL] = "local",
 	[DST_NODE_REMOTE] = "remote",
@@ -251,6 +268,15 @@ static void storage_print_text(FILE *f, const struct status_set *set,
 		format_size(rate, sizeof(rate), (uint64_t)si->resync_max << 10);
 		fprintf(f, "%s  resync speed: %s/s to %s/s\n", pfx, size, rate);
 	}
+	if (si->bitmap[0] && si->has_bitmap_regions)
+		fprintf(f, "%s  bitmap: %s, %llu region(s) set\n", pfx, si->bitmap,
+			(unsigned long long)si->bitmap_regions);
+	else if (si->bitmap[0])
+		fprintf(f, "%s  bitmap: %s\n", pfx, si->bitmap);
+	else if (si->chunk_size)
+		fprintf(f, "%s  bitmap: none\n", pfx);
+	if (si->has_started)
+		fprintf(f, "%s  started: %s\n", pfx, start_name(si->started, true));
 	if (si->has_resync) {
 		format_size(size, sizeof(size), si->resync_bytes);
 		fprintf(f, "%s  resynced: %s\n", pfx, size);
@@ -406,6 +432,7 @@ static bool node_json(struct json_object *arr, const struct node_info *ni)
 
 static bool storage_json(struct json_object *arr, const struct storage_info *si)
 {
+
 	struct json_object *o = append_object(arr), *nodes;
 	char dev[32];
 	size_t i;
@@ -432,7 +459,13 @@ static bool storage_json(struct json_object *arr, const struct storage_info *si)
 			 json_object_new_uint64(si->resync_left)) ||
 	    !add_or_null(o, "resync_eta", si->has_resync && si->resync_left &&
 			 si->resync_rate,
-			 json_object_new_uint64(resync_eta(si))))
+			 json_object_new_uint64(resync_eta(si))) ||
+	    !add_or_null(o, "bitmap", si->bitmap[0],
+			 json_object_new_string(si->bitmap)) ||
+	    !add_or_null(o, "bitmap_regions", si->has_bitmap_regions,
+			 json_object_new_uint64(si->bitmap_regions)) ||
+	    !add_or_null(o, "started", si->has_started,
+			 json_object_new_string(start_name(si->started, false))))
 		return false;
 	/* null while stopped: a stable set of keys. */
 	if (json_object_object_add(o, "device", si->state == DST_STORAGE_RUNNING ?

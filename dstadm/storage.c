@@ -3,9 +3,11 @@
  * dstadm: create, delete, start and stop storages; import a remote disk.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/genetlink.h>
 
 #include "dstadm.h"
@@ -16,6 +18,7 @@ static const struct option create_options[] = {
 	{ "chunk-size", required_argument, NULL, 'c' },
 	{ "resync-min", required_argument, NULL, 'm' },
 	{ "resync-max", required_argument, NULL, 'M' },
+	{ "bitmap",     required_argument, NULL, 'b' },
 	{ "help",       no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -47,6 +50,31 @@ static int parse_chunk_size(const char *s, uint32_t *chunk_size)
 	return EXIT_OK;
 }
 
+/*
+ * The bitmap path, made absolute against the current directory: the
+ * kernel opens it, from its own root.
+ */
+static int parse_bitmap(const char *s, char *path, size_t len)
+{
+	char cwd[PATH_MAX];
+	int n;
+
+	if (!*s)
+		return usage_error("create", "empty --bitmap path");
+	if (*s == '/') {
+		n = snprintf(path, len, "%s", s);
+	} else {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return usage_error("create", "cannot get the current directory: %s",
+					   strerror(errno));
+		n = snprintf(path, len, "%s/%s", cwd, s);
+	}
+	if (n < 0 || (size_t)n >= len)
+		return usage_error("create", "--bitmap path too long (at most %d bytes)",
+				   DST_BITMAP_PATH_MAX - 1);
+	return EXIT_OK;
+}
+
 int create_parse(int argc, char *argv[], struct create_opts *o)
 {
 	int c, ret;
@@ -69,6 +97,11 @@ int create_parse(int argc, char *argv[], struct create_opts *o)
 			ret = parse_rate(c == 'm' ? "--resync-min" : "--resync-max",
 					 optarg, c == 'm' ? &o->resync_min :
 							    &o->resync_max);
+			if (ret)
+				return ret;
+			break;
+		case 'b':
+			ret = parse_bitmap(optarg, o->bitmap, sizeof(o->bitmap));
 			if (ret)
 				return ret;
 			break;
@@ -128,6 +161,7 @@ int cmd_create(int argc, char *argv[])
 		.chunk_size = o.chunk_size,
 		.resync_min = o.resync_min,
 		.resync_max = o.resync_max,
+		.bitmap = o.bitmap[0] ? o.bitmap : NULL,
 	};
 	return storage_request(DST_CMD_STORAGE_NEW, o.name, &args);
 }

@@ -43,6 +43,7 @@ struct dst_mirror_clone {
  * @kept:	a write failed on the last leg in sync, which stays in sync
  * @tried:	legs a read was sent to
  * @epoch:	the write epoch it counts in
+ * @bm_gen:	the bitmap generation it counts in
  * @status:	an error of a leg
  * @work:	a read sent again to another leg
  * @clones:	a clone per leg slot; a read uses the first
@@ -61,6 +62,7 @@ struct dst_mirror_io {
 	bool kept;
 	unsigned long tried;
 	unsigned int epoch;
+	unsigned int bm_gen;
 	blk_status_t status;
 	struct work_struct work;
 	struct dst_mirror_clone clones[DST_MIRROR_MAX_LEGS];
@@ -82,16 +84,22 @@ static struct dst_mirror_io *dst_mirror_io_alloc(struct dst_mirror *ms,
 	return mio;
 }
 
+void dst_mirror_end(struct dst_mirror *ms, struct bio *bio,
+		    blk_status_t status)
+{
+	bio->bi_status = status;
+	bio_endio(bio);
+	if (atomic_dec_and_test(&ms->pending))
+		wake_up_var(&ms->pending);
+}
+
 static void dst_mirror_io_done(struct dst_mirror_io *mio, blk_status_t status)
 {
 	struct dst_mirror *ms = mio->ms;
 	struct bio *bio = mio->bio;
 
 	mempool_free(mio, &ms->io_pool);
-	bio->bi_status = status;
-	bio_endio(bio);
-	if (atomic_dec_and_test(&ms->pending))
-		wake_up_var(&ms->pending);
+	dst_mirror_end(ms, bio, status);
 }
 
 /* Send a clone of @mio's bio to leg @i, which the caller holds in flight. */
@@ -118,21 +126,28 @@ static void dst_mirror_send(struct dst_mirror_io *mio, unsigned int i,
 static void dst_mirror_write_done(struct dst_mirror_io *mio)
 {
 	struct dst_mirror *ms = mio->ms;
+	struct bio *bio = mio->bio;
 	unsigned long flags;
-
-	spin_lock_irqsave(&ms->lock, flags);
-	if (!--ms->writes[mio->epoch])
-		wake_up(&ms->drain);
-	spin_unlock_irqrestore(&ms->lock, flags);
+	bool held = false;
 
 	/*
 	 * The last leg in sync is read from and copied to the others: a
 	 * write it missed must fail, whoever else wrote it.
 	 */
-	if ((mio->good & mio->clean) && !mio->kept)
-		dst_mirror_io_done(mio, BLK_STS_OK);
+	bio->bi_status = (mio->good & mio->clean) && !mio->kept ?
+			 BLK_STS_OK : mio->status ?: BLK_STS_IOERR;
+
+	spin_lock_irqsave(&ms->lock, flags);
+	if (!--ms->writes[mio->epoch])
+		wake_up(&ms->drain);
+	if (ms->bm && mio->sectors)
+		held = dst_bitmap_end_write(ms->bm, mio->bm_gen, bio);
+	spin_unlock_irqrestore(&ms->lock, flags);
+
+	if (held)
+		mempool_free(mio, &ms->io_pool);
 	else
-		dst_mirror_io_done(mio, mio->status ?: BLK_STS_IOERR);
+		dst_mirror_io_done(mio, bio->bi_status);
 }
 
 static void dst_mirror_write_endio(struct bio *clone)
@@ -171,9 +186,47 @@ static bool dst_mirror_in_window(struct dst_mirror *ms, sector_t sector,
 }
 
 /*
+ * Whether a write of @mio may go to the legs now; if not, it is parked
+ * (the mio freed) or failed.  Lock held; dropped when it returns false.
+ */
+static bool dst_mirror_may_write(struct dst_mirror *ms,
+				 struct dst_mirror_io *mio)
+{
+	struct bio *bio = mio->bio;
+	u64 first, last;
+
+	if (!mio->sectors)
+		return true;
+	if (dst_mirror_in_window(ms, mio->sector, mio->sectors)) {
+		bio_list_add(&ms->deferred, bio);
+		atomic64_inc(&ms->held);
+		goto parked;
+	}
+	if (!ms->bm)
+		return true;
+	first = mio->sector >> ms->region_shift;
+	last = (mio->sector + mio->sectors - 1) >> ms->region_shift;
+	if (dst_bitmap_ready(ms->bm, first, last)) {
+		mio->bm_gen = dst_bitmap_start_write(ms->bm, first, last);
+		return true;
+	}
+	if (dst_bitmap_wait(ms->bm, bio))
+		goto parked;
+	spin_unlock_irq(&ms->lock);
+	dst_mirror_io_done(mio, BLK_STS_IOERR);
+	return false;
+
+parked:
+	spin_unlock_irq(&ms->lock);
+	mempool_free(mio, &ms->io_pool);
+	return false;
+}
+
+/*
  * Writes, discards, write-zeroes and flushes: to every leg in sync or
  * resyncing; an out-of-sync leg gets the regions marked dirty instead.
- * A write into the region resync is copying waits until it is copied.
+ * A write into the region resync is copying waits until it is copied; a
+ * write to a region not set in the bitmap waits until it is.
  */
 void dst_mirror_write(struct dst_mirror *ms, struct bio *bio)
 {
@@ -183,13 +236,8 @@ void dst_mirror_write(struct dst_mirror *ms, struct bio *bio)
 	unsigned int i;
 
 	spin_lock_irq(&ms->lock);
-	if (mio->sectors && dst_mirror_in_window(ms, mio->sector, mio->sectors)) {
-		bio_list_add(&ms->deferred, bio);
-		atomic64_inc(&ms->held);
-		spin_unlock_irq(&ms->lock);
-		mempool_free(mio, &ms->io_pool);
+	if (!dst_mirror_may_write(ms, mio))
 		return;
-	}
 	mio->epoch = ms->epoch;
 	ms->writes[mio->epoch]++;
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
@@ -357,17 +405,31 @@ static void dst_mirror_free(struct dst_mirror *ms)
 }
 
 /*
- * The first leg is the source of truth; the others are resynced from it,
- * all of them, since nothing on the legs tells what they hold, unless the
- * admin says they are identical (mdadm --assume-clean).
+ * Without a bitmap that says better, the first leg is the source of
+ * truth and the others are copied from it in full, since nothing on the
+ * legs tells what they hold, unless the admin says they are identical
+ * (mdadm --assume-clean).
  */
+static void dst_mirror_plan(struct dst_storage *st, bool assume_clean,
+			    struct dst_leg_plan *plan)
+{
+	unsigned int k;
+
+	for (k = 0; k < st->nr_nodes; k++) {
+		plan[k].sync = !k || assume_clean ? DST_SYNC_IN_SYNC :
+						    DST_SYNC_RESYNCING;
+		plan[k].full = true;
+	}
+}
+
 static int dst_mirror_start(struct dst_storage *st, bool assume_clean,
 			    const char **why)
 {
-	enum dst_sync_state sync = DST_SYNC_IN_SYNC;
+	struct dst_leg_plan plan[DST_MIRROR_MAX_LEGS];
 	struct dst_mirror *ms;
 	struct dst_node *node;
 	struct dst_leg *leg;
+	unsigned int k = 0;
 	int err = -ENOMEM;
 
 	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
@@ -396,16 +458,27 @@ static int dst_mirror_start(struct dst_storage *st, bool assume_clean,
 		return -ENOMEM;
 	}
 
+	dst_mirror_plan(st, assume_clean, plan);
+	ms->started = assume_clean ? DST_START_ASSUME_CLEAN : DST_START_FULL;
+	if (st->bitmap[0]) {
+		err = dst_bitmap_open(ms, plan, assume_clean, &ms->started, why);
+		if (err)
+			goto err;
+	}
+	err = -ENOMEM;
 	list_for_each_entry(node, &st->nodes, list) {
-		leg = dst_leg_alloc(ms, node, sync);
+		leg = dst_leg_alloc(ms, node, &plan[k++]);
 		if (!leg)
 			goto err;
 		dst_leg_publish(ms, leg);
-		if (sync == DST_SYNC_RESYNCING)
+		if (leg->sync == DST_SYNC_RESYNCING)
 			dst_event(st, node->id, DST_EVENT_RESYNC_START, 0,
 				  GFP_KERNEL);
-		if (!assume_clean)
-			sync = DST_SYNC_RESYNCING;
+	}
+	if (ms->bm) {
+		err = dst_bitmap_start(ms, why);
+		if (err)
+			goto err;
 	}
 	st->priv = ms;
 	err = dst_resync_start(ms);
@@ -413,9 +486,13 @@ static int dst_mirror_start(struct dst_storage *st, bool assume_clean,
 		st->priv = NULL;
 		goto err;
 	}
+	if (ms->started == DST_START_UNCLEAN)
+		pr_warn("%s: started after an unclean stop: resyncing the regions of the bitmap\n",
+			st->name);
 	return 0;
 
 err:
+	dst_bitmap_close(ms, false);
 	dst_mirror_free(ms);
 	return err;
 }
@@ -426,6 +503,7 @@ static void dst_mirror_stop(struct dst_storage *st)
 
 	dst_resync_stop(ms);
 	wait_var_event(&ms->pending, !atomic_read(&ms->pending));
+	dst_bitmap_close(ms, true);
 	dst_mirror_free(ms);
 	st->priv = NULL;
 }
@@ -447,6 +525,7 @@ static bool dst_mirror_fits(const struct dst_node_limits *node,
 static int dst_mirror_add_running(struct dst_storage *st,
 				  struct dst_node *node, const char **why)
 {
+	const struct dst_leg_plan plan = { DST_SYNC_RESYNCING, true };
 	struct dst_mirror *ms = st->priv;
 	struct dst_leg *leg;
 
@@ -458,10 +537,15 @@ static int dst_mirror_add_running(struct dst_storage *st,
 		*why = "the node cannot do all that the running mirror does";
 		return -EINVAL;
 	}
-	leg = dst_leg_alloc(ms, node, DST_SYNC_RESYNCING);
+	leg = dst_leg_alloc(ms, node, &plan);
 	if (!leg)
 		return -ENOMEM;
 	dst_leg_publish(ms, leg);
+	if (ms->bm) {
+		spin_lock_irq(&ms->lock);
+		dst_bitmap_legs_changed(ms->bm);
+		spin_unlock_irq(&ms->lock);
+	}
 	wake_up(&ms->resync_wait);
 	pr_info("%s: node%u added, resyncing\n", st->name, node->id);
 	dst_event(st, node->id, DST_EVENT_RESYNC_START, 0, GFP_KERNEL);
@@ -494,6 +578,8 @@ static int dst_mirror_del_running(struct dst_storage *st,
 	spin_lock_irq(&ms->lock);
 	__clear_bit(leg->idx, &ms->present);
 	ms->legs[leg->idx] = NULL;
+	if (ms->bm)
+		dst_bitmap_legs_changed(ms->bm);
 	spin_unlock_irq(&ms->lock);
 	kthread_unpark(ms->resync);
 	dst_leg_free(leg);

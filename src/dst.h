@@ -158,6 +158,7 @@ struct dst_node {
  * @chunk_size:	region size in bytes of a chunked algorithm, else 0
  * @resync_min:	a chunked algorithm's resync speed limits in KiB/s
  * @resync_max:	(sysfs writes them while it runs)
+ * @bitmap:	path of a mirror's write-intent bitmap, "" for none
  * @disk:	/dev/dstN while running
  * @read_only:	a node is read only, so the disk is
  * @limits:	the nodes' limits stacked, as the running disk has them
@@ -177,6 +178,7 @@ struct dst_storage {
 	u32 chunk_size;
 	u32 resync_min;
 	u32 resync_max;
+	char bitmap[DST_BITMAP_PATH_MAX];
 	struct gendisk *disk;
 	bool read_only;
 	struct dst_node_limits limits;

@@ -32,6 +32,9 @@ static const struct nla_policy dst_storage_policy[DST_STORAGE_A_MAX + 1] = {
 	[DST_STORAGE_A_RESYNC_MAX] = { .type = NLA_U32 },
 	[DST_STORAGE_A_RESYNC_RATE] = { .type = NLA_REJECT },
 	[DST_STORAGE_A_RESYNC_LEFT] = { .type = NLA_REJECT },
+	[DST_STORAGE_A_BITMAP]	= { .type = NLA_NUL_STRING },
+	[DST_STORAGE_A_STARTED]	= { .type = NLA_REJECT },
+	[DST_STORAGE_A_BITMAP_REGIONS] = { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dst_node_policy[DST_NODE_A_MAX + 1] = {
@@ -136,6 +139,8 @@ static int dst_storage_fill(struct sk_buff *skb, struct dst_storage *st,
 	    (nla_put_u32(skb, DST_STORAGE_A_CHUNK_SIZE, st->chunk_size) ||
 	     nla_put_u32(skb, DST_STORAGE_A_RESYNC_MIN, READ_ONCE(st->resync_min)) ||
 	     nla_put_u32(skb, DST_STORAGE_A_RESYNC_MAX, READ_ONCE(st->resync_max))))
+		goto err;
+	if (st->bitmap[0] && nla_put_string(skb, DST_STORAGE_A_BITMAP, st->bitmap))
 		goto err;
 	if (st->state == DST_STORAGE_RUNNING && st->alg->fill_storage &&
 	    st->alg->fill_storage(skb, st))
@@ -266,6 +271,7 @@ static int dst_genl_storage_new(struct sk_buff *skb, struct genl_info *info)
 	struct dst_storage *st;
 	const char *name;
 	u32 chunk = 0, rmin = 0, rmax = 0;
+	const char *bitmap = NULL;
 	int err;
 
 	err = dst_genl_parse_storage(info, tb);
@@ -309,6 +315,21 @@ static int dst_genl_storage_new(struct sk_buff *skb, struct genl_info *info)
 		dst_alg_put(alg);
 		return -EINVAL;
 	}
+	if (tb[DST_STORAGE_A_BITMAP]) {
+		bitmap = nla_data(tb[DST_STORAGE_A_BITMAP]);
+		if (!alg->chunked) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_STORAGE_A_BITMAP],
+					    "this algorithm takes no bitmap");
+			dst_alg_put(alg);
+			return -EINVAL;
+		}
+		if (bitmap[0] != '/' || strlen(bitmap) >= DST_BITMAP_PATH_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_STORAGE_A_BITMAP],
+					    "bitmap path not absolute or too long");
+			dst_alg_put(alg);
+			return -EINVAL;
+		}
+	}
 	if (alg->chunked) {
 		rmin = rmin ?: DST_RESYNC_MIN_DEFAULT;
 		rmax = rmax ?: DST_RESYNC_MAX_DEFAULT;
@@ -327,6 +348,8 @@ static int dst_genl_storage_new(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto out;
 	}
+	if (bitmap)
+		strscpy(st->bitmap, bitmap, sizeof(st->bitmap));
 	pr_debug("storage %s created (dst%u, %s)\n", st->name, st->id,
 		 alg->name);
 	dst_genl_notify(st, DST_CMD_STORAGE_NEW);

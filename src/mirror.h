@@ -35,6 +35,7 @@
  *		sync: a higher one means it came back
  * @reported:	the state the last event told; the resync thread tells
  *		the changes (from process context, never under the lock)
+ * @full:	being copied in full: its dirty regions are every region
  *
  * @sync, @dirty, @nr_dirty and @last change under dst_mirror.lock.
  */
@@ -49,9 +50,17 @@ struct dst_leg {
 	bool nonrot;
 	unsigned int fail_gen;
 	enum dst_sync_state reported;
+	bool full;
+};
+
+/* The state a leg starts in, and whether it is copied in full. */
+struct dst_leg_plan {
+	enum dst_sync_state sync;
+	bool full;
 };
 
 struct dst_resync;
+struct dst_bitmap;
 
 /**
  * struct dst_mirror - a running mirror, storage->priv
@@ -82,6 +91,8 @@ struct dst_resync;
  * @held:	writes that waited for the window since the start
  * @rate:	resync bytes per second over the last second or so
  * @left:	bytes resync still has to copy, about
+ * @bm:		the write-intent bitmap, if the storage has one
+ * @started:	enum dst_start: what the start trusted
  */
 struct dst_mirror {
 	struct dst_storage *st;
@@ -107,15 +118,17 @@ struct dst_mirror {
 	atomic64_t held;
 	u64 rate;
 	u64 left;
+	struct dst_bitmap *bm;
+	enum dst_start started;
 };
 
 /* Legs and their dirty regions: mirror_state.c */
 struct dst_leg *dst_leg_alloc(struct dst_mirror *ms, struct dst_node *node,
-			      enum dst_sync_state sync);
+			      const struct dst_leg_plan *plan);
 void dst_leg_publish(struct dst_mirror *ms, struct dst_leg *leg);
 void dst_leg_free(struct dst_leg *leg);
 void dst_leg_mark(struct dst_mirror *ms, struct dst_leg *leg,
-		  sector_t sector, unsigned int sectors);
+		  sector_t sector, sector_t sectors);
 bool dst_leg_clean(struct dst_mirror *ms, struct dst_leg *leg,
 		   sector_t sector, unsigned int sectors);
 void dst_leg_fail(struct dst_mirror *ms, struct dst_leg *leg,
@@ -131,7 +144,30 @@ extern const struct attribute_group dst_mirror_node_group;
 int dst_resync_start(struct dst_mirror *ms);
 void dst_resync_stop(struct dst_mirror *ms);
 
-/* Writes held by the resync window go out again through this. */
+/* The write-intent bitmap: mirror_bitmap.c */
+int dst_bitmap_open(struct dst_mirror *ms, struct dst_leg_plan *plan,
+		    bool assume_clean, enum dst_start *started,
+		    const char **why);
+int dst_bitmap_start(struct dst_mirror *ms, const char **why);
+void dst_bitmap_close(struct dst_mirror *ms, bool started);
+void dst_bitmap_set(struct dst_bitmap *bm, u64 first, u64 last);
+void dst_bitmap_mark_leg(struct dst_bitmap *bm, struct dst_leg *leg);
+bool dst_bitmap_ready(struct dst_bitmap *bm, u64 first, u64 last);
+bool dst_bitmap_wait(struct dst_bitmap *bm, struct bio *bio);
+unsigned int dst_bitmap_start_write(struct dst_bitmap *bm, u64 first,
+				    u64 last);
+bool dst_bitmap_end_write(struct dst_bitmap *bm, unsigned int gen,
+			  struct bio *bio);
+void dst_bitmap_leg_failed(struct dst_bitmap *bm);
+void dst_bitmap_legs_changed(struct dst_bitmap *bm);
+u64 dst_bitmap_weight(struct dst_bitmap *bm);
+
+/*
+ * Writes held by the resync window or the bitmap go out again through
+ * dst_mirror_write(); a bio of the disk ends through dst_mirror_end().
+ */
 void dst_mirror_write(struct dst_mirror *ms, struct bio *bio);
+void dst_mirror_end(struct dst_mirror *ms, struct bio *bio,
+		    blk_status_t status);
 
 #endif /* _DST_MIRROR_H */

@@ -283,6 +283,9 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 			leg->nr_dirty--;
 		if (!leg->nr_dirty) {
 			leg->sync = DST_SYNC_IN_SYNC;
+			leg->full = false;
+			if (ms->bm)
+				dst_bitmap_legs_changed(ms->bm);
 			pr_info("%s: node%u in sync\n", ms->st->name,
 				leg->node->id);
 		}

@@ -24,9 +24,12 @@ static const char *const dst_sync_names[] = {
 	[DST_SYNC_RESYNCING] = "resyncing",
 };
 
-/* A leg for @node; a resyncing one starts with every region dirty. */
+/*
+ * A leg for @node as @plan says: a leg copied in full starts with every
+ * region dirty, another resyncing one with the regions of the bitmap.
+ */
 struct dst_leg *dst_leg_alloc(struct dst_mirror *ms, struct dst_node *node,
-			      enum dst_sync_state sync)
+			      const struct dst_leg_plan *plan)
 {
 	struct dst_leg *leg;
 
@@ -40,12 +43,15 @@ struct dst_leg *dst_leg_alloc(struct dst_mirror *ms, struct dst_node *node,
 		return NULL;
 	}
 	leg->node = node;
-	leg->sync = sync;
-	leg->reported = sync;
-	if (sync == DST_SYNC_RESYNCING) {
-		bitmap_set(leg->dirty, 0, ms->nr_regions);
-		leg->nr_dirty = ms->nr_regions;
-	}
+	leg->sync = plan->sync;
+	leg->reported = plan->sync;
+	leg->full = plan->sync != DST_SYNC_IN_SYNC && plan->full;
+	spin_lock_irq(&ms->lock);
+	if (leg->full)
+		dst_leg_mark(ms, leg, 0, ms->sectors);
+	else if (plan->sync != DST_SYNC_IN_SYNC)
+		dst_bitmap_mark_leg(ms->bm, leg);
+	spin_unlock_irq(&ms->lock);
 	atomic_set(&leg->inflight, 0);
 	leg->nonrot = !node->bdev || bdev_nonrot(node->bdev);
 	return leg;
@@ -81,20 +87,26 @@ static u64 dst_region(struct dst_mirror *ms, sector_t sector)
 	return sector >> ms->region_shift;
 }
 
-/* Mark the regions of @sectors at @sector dirty on @leg; lock held. */
+/*
+ * Mark the regions of @sectors at @sector dirty on @leg, and in the
+ * bitmap, which holds every region dirty on a leg; lock held.
+ */
 void dst_leg_mark(struct dst_mirror *ms, struct dst_leg *leg,
-		  sector_t sector, unsigned int sectors)
+		  sector_t sector, sector_t sectors)
 {
-	u64 r, last;
+	u64 r, first, last;
 
 	lockdep_assert_held(&ms->lock);
 
 	if (!sectors)
 		return;
+	first = dst_region(ms, sector);
 	last = dst_region(ms, sector + sectors - 1);
-	for (r = dst_region(ms, sector); r <= last; r++)
+	for (r = first; r <= last; r++)
 		if (!__test_and_set_bit(r, leg->dirty))
 			leg->nr_dirty++;
+	if (ms->bm)
+		dst_bitmap_set(ms->bm, first, last);
 }
 
 /* Whether no region of @sectors at @sector is dirty on @leg; lock held. */
@@ -144,6 +156,8 @@ void dst_leg_fail(struct dst_mirror *ms, struct dst_leg *leg,
 	if (leg->sync == DST_SYNC_OUT_OF_SYNC)
 		return;
 	leg->sync = DST_SYNC_OUT_OF_SYNC;
+	if (ms->bm)
+		dst_bitmap_leg_failed(ms->bm);
 	/* The resync thread tells the events; it may take it back, too. */
 	wake_up(&ms->resync_wait);
 	if (leg->node->remote)
@@ -163,7 +177,12 @@ int dst_mirror_fill_storage(struct sk_buff *skb, struct dst_storage *st)
 {
 	struct dst_mirror *ms = st->priv;
 
-	return nla_put_u64_64bit(skb, DST_STORAGE_A_RESYNC_BYTES,
+	if (ms->bm &&
+	    nla_put_u64_64bit(skb, DST_STORAGE_A_BITMAP_REGIONS,
+			      dst_bitmap_weight(ms->bm), DST_STORAGE_A_PAD))
+		return -EMSGSIZE;
+	return nla_put_u32(skb, DST_STORAGE_A_STARTED, ms->started) ||
+	       nla_put_u64_64bit(skb, DST_STORAGE_A_RESYNC_BYTES,
 				 atomic64_read(&ms->resync_bytes),
 				 DST_STORAGE_A_PAD) ||
 	       nla_put_u64_64bit(skb, DST_STORAGE_A_RESYNC_RATE,
@@ -281,6 +300,32 @@ static ssize_t resync_max_store(struct kobject *kobj,
 				      buf, len);
 }
 
+static const char *const dst_start_names[] = {
+	[DST_START_FULL] = "full",
+	[DST_START_ASSUME_CLEAN] = "assume-clean",
+	[DST_START_CLEAN] = "clean",
+	[DST_START_UNCLEAN] = "unclean",
+};
+
+static ssize_t started_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct dst_mirror *ms = dst_kobj_storage(kobj)->priv;
+
+	return sysfs_emit(buf, "%s\n", dst_start_names[ms->started]);
+}
+
+/* Regions set in the bitmap; "none" without one. */
+static ssize_t bitmap_regions_show(struct kobject *kobj,
+				   struct kobj_attribute *attr, char *buf)
+{
+	struct dst_mirror *ms = dst_kobj_storage(kobj)->priv;
+
+	if (!ms->bm)
+		return sysfs_emit(buf, "none\n");
+	return sysfs_emit(buf, "%llu\n", dst_bitmap_weight(ms->bm));
+}
+
 static struct kobj_attribute dst_attr_chunk_size = __ATTR_RO(chunk_size);
 static struct kobj_attribute dst_attr_resync_bytes = __ATTR_RO(resync_bytes);
 static struct kobj_attribute dst_attr_resync_rate = __ATTR_RO(resync_rate);
@@ -288,6 +333,8 @@ static struct kobj_attribute dst_attr_resync_left = __ATTR_RO(resync_left);
 static struct kobj_attribute dst_attr_resync_held = __ATTR_RO(resync_held);
 static struct kobj_attribute dst_attr_resync_min = __ATTR_RW(resync_min);
 static struct kobj_attribute dst_attr_resync_max = __ATTR_RW(resync_max);
+static struct kobj_attribute dst_attr_started = __ATTR_RO(started);
+static struct kobj_attribute dst_attr_bitmap_regions = __ATTR_RO(bitmap_regions);
 
 static struct attribute *dst_mirror_storage_attrs[] = {
 	&dst_attr_chunk_size.attr,
@@ -297,6 +344,8 @@ static struct attribute *dst_mirror_storage_attrs[] = {
 	&dst_attr_resync_held.attr,
 	&dst_attr_resync_min.attr,
 	&dst_attr_resync_max.attr,
+	&dst_attr_started.attr,
+	&dst_attr_bitmap_regions.attr,
 	NULL,
 };
 

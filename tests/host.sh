@@ -98,7 +98,7 @@ commands_documented() {
 }
 
 shell_scripts_clean() {
-	cd "$ROOT" && shellcheck -x -s bash tests/*.sh tests/lib/*.sh tests/guest/*.sh .ci/run
+	cd "$ROOT" && shellcheck -x -s bash tests/*.sh tests/lib/*.sh tests/guest/*.sh tests/multi/*.sh tests/bench/*.sh .ci/run
 }
 
 dkms_conf_sane() {

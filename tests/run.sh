@@ -6,19 +6,24 @@
 #   tests/run.sh guest [PATTERN]   boot the QEMU guest and run tests/guest/NN-*.sh
 #                                  (PATTERN: glob(s) on test names, comma-separated;
 #                                  without glob characters it matches as a substring)
+#   tests/run.sh multi [PATTERN]   the multi-host tier: guests A, B and C on a
+#                                  sealed network, tests/multi/NN-*.sh on A
 #   tests/run.sh bench             fio on brd, dst and nbd in one guest (no pass/fail)
 #   tests/run.sh image             build the guest image if needed, print its dir
 # Env: KVER, DST_KO (module to test, default src/dst.ko), DST_GUEST_TIMEOUT
 # (whole guest run, default 1500 s), DST_TEST_TIMEOUT (per test, default 300 s),
 # DST_CACHE, DST_KVM=1, DST_VM_LIVE=1 (show the guest console live).
 # Output: tests/out/guest/{results.txt,NAME.log,console.log,dmesg.txt,counts}
-# and a last line "guest: N passed, N failed"; non-zero exit if any failed.
+# and a last line "guest: N passed, N failed"; non-zero exit if any failed;
+# tests/out/multi/ likewise for the multi-host tier (tests/lib/multi.sh).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LIB=$ROOT/tests/lib
 # shellcheck source=tests/lib/vm.sh
 source "$LIB/vm.sh"
+# shellcheck source=tests/lib/multi.sh
+source "$LIB/multi.sh"
 
 die() {
 	echo "run.sh: $*" >&2
@@ -127,14 +132,18 @@ build() {
 
 # Every host and guest test; the last line counts them all.
 cmd_all() {
-	local pattern=${1:-} hp=0 hf=0 gp=0 gf=0 rc=0
-	rm -f "$ROOT"/tests/out/{host,guest}/counts
+	local pattern=${1:-} hp=0 hf=0 gp=0 gf=0 mp=0 mf=0 rc=0
+	rm -f "$ROOT"/tests/out/{host,guest,multi}/counts
 	build
 	"$ROOT/tests/host.sh" || rc=1
 	cmd_guest "$pattern" || rc=1
+	if [[ -z "$pattern" ]]; then
+		cmd_multi || rc=1
+		read -r mp mf <"$ROOT/tests/out/multi/counts" || mf=1
+	fi
 	read -r hp hf <"$ROOT/tests/out/host/counts" || hf=1
 	read -r gp gf <"$ROOT/tests/out/guest/counts" || gf=1
-	echo "$((hp + gp)) passed, $((hf + gf)) failed"
+	echo "$((hp + gp + mp)) passed, $((hf + gf + mf)) failed"
 	return $rc
 }
 
@@ -147,6 +156,17 @@ cmd_guest() {
 	boot_guest "$out" test "${DST_GUEST_TIMEOUT:-1500}" "${extra[@]}" && finished=1
 	echo "guest: run took $((SECONDS - start)) s"
 	report "$out" "$finished"
+}
+
+# The multi-host tier: tests/lib/multi.sh.
+cmd_multi() {
+	local pattern=${1:-} out=$ROOT/tests/out/multi ko
+	prepare_guest
+	rm -rf "$out"
+	mkdir -p "$out/stage"
+	ko=$(stage_module "${DST_KO:-$ROOT/src/dst.ko}" "$out/stage")
+	stage_moddep "$out/stage" "$ROOT/$ko" "$KVER"
+	multi_run "$out" "$ko" "$pattern"
 }
 
 # Benchmark, not a test, in one guest: fio on brd, dst over loopback and nbd
@@ -162,6 +182,8 @@ cmd_bench() {
 		die "DST_BENCH must be all, remote, arrays or resync"
 	# Per script: at most 16 fio runs of runtime + 2 s ramp, and set-up.
 	export DST_TEST_TIMEOUT=${DST_TEST_TIMEOUT:-$((runtime * 20 + 300))}
+	# Eleven 128 MiB ram disks filled in the arrays bench.
+	export DST_VM_MEM=${DST_VM_MEM:-3072}
 	prepare_guest
 	boot_guest "$out" bench "${DST_GUEST_TIMEOUT:-$((DST_TEST_TIMEOUT * 2 + 300))}" \
 		"dsttest.bench_runtime=$runtime" "dsttest.bench=$which" && finished=1
@@ -189,6 +211,10 @@ main() {
 		shift
 		cmd_guest "$@"
 		;;
+	multi)
+		shift
+		cmd_multi "$@"
+		;;
 	bench)
 		shift
 		cmd_bench "$@"
@@ -198,7 +224,7 @@ main() {
 		"$LIB/image.sh" "$("$LIB/kver.sh")"
 		;;
 	*)
-		echo "usage: $0 all [PATTERN] | guest [PATTERN] | bench | image" >&2
+		echo "usage: $0 all [PATTERN] | guest [PATTERN] | multi [PATTERN] | bench | image" >&2
 		exit 2
 		;;
 	esac

@@ -29,13 +29,15 @@
  * Commands.  Every command needs CAP_NET_ADMIN.
  *
  * DST_CMD_INFO		reply: DST_A_VERSION, DST_A_ALGS
- * DST_CMD_STORAGE_NEW	request: DST_A_STORAGE { NAME, ALG, CHUNK_SIZE }
+ * DST_CMD_STORAGE_NEW	request: DST_A_STORAGE { NAME, ALG, CHUNK_SIZE,
+ *			RESYNC_MIN, RESYNC_MAX, BITMAP }
  *			also multicast on "events" after a storage is created
  * DST_CMD_STORAGE_DEL	request: DST_A_STORAGE { NAME }
  *			also multicast on "events" after a storage is deleted
  * DST_CMD_STORAGE_GET	request: DST_A_STORAGE { NAME }, or NLM_F_DUMP for all
  *			reply: DST_A_STORAGE { NAME, ALG, ID, STATE, SIZE,
- *			CHUNK_SIZE, RESYNC_BYTES, NODES }
+ *			CHUNK_SIZE, RESYNC_*, BITMAP, STARTED,
+ *			BITMAP_REGIONS, NODES }
  * DST_CMD_STORAGE_START	request: DST_A_STORAGE { NAME, ASSUME_CLEAN }: make
  *			/dev/dstN
  * DST_CMD_STORAGE_STOP	request: DST_A_STORAGE { NAME }: remove /dev/dstN
@@ -148,10 +150,30 @@ enum dst_storage_attr {
 	DST_STORAGE_A_RESYNC_MAX,
 	DST_STORAGE_A_RESYNC_RATE,	/* u64: bytes/s now (reply only) */
 	DST_STORAGE_A_RESYNC_LEFT,	/* u64: bytes left to copy (reply only) */
+	/*
+	 * string, NEW only: absolute path of a mirror's write-intent bitmap,
+	 * a regular file (created if missing) or a block device of the host,
+	 * never one of the legs; see "Bitmap file" below
+	 */
+	DST_STORAGE_A_BITMAP,
+	DST_STORAGE_A_STARTED,	/* u32: enum dst_start (reply only, running) */
+	/* u64: regions set in the bitmap now (reply only, running, bitmap) */
+	DST_STORAGE_A_BITMAP_REGIONS,
 	__DST_STORAGE_A_MAX,
 };
 
 #define DST_STORAGE_A_MAX (__DST_STORAGE_A_MAX - 1)
+
+#define DST_BITMAP_PATH_MAX	256	/* including the NUL */
+
+/* How a running mirror started: what it had to trust its legs. */
+enum dst_start {
+	DST_START_FULL,		/* nothing: legs but the first resynced in full */
+	DST_START_ASSUME_CLEAN,	/* the admin said the legs are identical */
+	DST_START_CLEAN,	/* the bitmap: a clean stop, legs in sync trusted */
+	DST_START_UNCLEAN,	/* the bitmap: an unclean stop, its regions resynced */
+	__DST_START_MAX,
+};
 
 /* Mirror region ("chunk") sizes: one dirty bit per region and leg. */
 #define DST_CHUNK_MIN		4096
@@ -234,6 +256,71 @@ enum dst_export_attr {
 };
 
 #define DST_EXPORT_A_MAX (__DST_EXPORT_A_MAX - 1)
+
+/* ------------------------------------------------------------------------
+ * Bitmap file of a mirror, version 1.  See docs/ARCHITECTURE.md.
+ *
+ * A header of DST_BITMAP_HDR_SIZE bytes, then one bit per region in
+ * little-endian 64-bit words: region r is bit r % 64 of word r / 64.  A
+ * set bit: the region may differ between legs.  Every field is
+ * little-endian.  A header of zeros is a new, empty bitmap.
+ */
+#define DST_BITMAP_MAGIC	"DSTBITMP"
+#define DST_BITMAP_VERSION	1
+#define DST_BITMAP_HDR_SIZE	4096
+#define DST_BITMAP_MAX_LEGS	8
+#define DST_BITMAP_IDENT_LEN	112
+
+enum dst_bitmap_state {
+	DST_BITMAP_CLEAN = 1,	/* stopped cleanly: nothing in flight */
+	DST_BITMAP_RUNNING,	/* running, or crashed while running */
+};
+
+enum dst_bitmap_leg_state {
+	DST_BITMAP_LEG_IN_SYNC = 1,	/* holds every acknowledged write */
+	DST_BITMAP_LEG_DIRTY,		/* differs in set regions at most */
+	DST_BITMAP_LEG_FULL,		/* being copied in full */
+};
+
+/**
+ * struct dst_bitmap_leg - a leg as the bitmap knows it
+ * @id:		node id in the storage
+ * @state:	enum dst_bitmap_leg_state
+ * @size:	bytes
+ * @ident:	local: the device path; remote: "address:port"; NUL padded
+ */
+struct dst_bitmap_leg {
+	__le32 id;
+	__le32 state;
+	__le64 size;
+	char ident[DST_BITMAP_IDENT_LEN];
+};
+
+/**
+ * struct dst_bitmap_header - the first bytes of the bitmap file
+ * @magic:	DST_BITMAP_MAGIC, not NUL terminated
+ * @version:	DST_BITMAP_VERSION
+ * @state:	enum dst_bitmap_state
+ * @events:	bumped by each write of the header
+ * @size:	bytes of the mirror
+ * @chunk_size:	bytes per region
+ * @nr_legs:	entries used in @legs
+ * @name:	the storage's name, NUL padded
+ * @legs:	its legs
+ * @crc:	crc32 (as crc32_le(~0, ...) ^ ~0) of the bytes before it
+ */
+struct dst_bitmap_header {
+	char magic[8];
+	__le32 version;
+	__le32 state;
+	__le64 events;
+	__le64 size;
+	__le32 chunk_size;
+	__le32 nr_legs;
+	char name[DST_NAME_MAX];
+	struct dst_bitmap_leg legs[DST_BITMAP_MAX_LEGS];
+	__le32 crc;
+};
 
 /* ------------------------------------------------------------------------
  * Wire protocol, version 1.  See docs/PROTOCOL.md.

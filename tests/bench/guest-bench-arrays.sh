@@ -3,6 +3,8 @@
 # one guest on brd devices of the same size, all filled first.
 #   mirror: dst mirror of 2 legs (--assume-clean) vs md raid1 of 2 devices
 #           (--bitmap=internal --assume-clean)
+#   mirror+bitmap: the same dst mirror with --bitmap on a brd of its own
+#           (write-intent, as md's internal bitmap) vs the same md
 #   linear: dst linear of 2 devices vs a 2-segment dm-linear
 # Rows: sequential 1 MiB write and read at QD 8, random 4 KiB read and
 # write at QD 32, O_DIRECT, libaio. Prints MB/s and IOPS per peer, the
@@ -22,12 +24,12 @@ ROWS=(
 	"rand-read randread 4k 32 1.00 0.97"
 	"rand-write randwrite 4k 32 1.00 0.97"
 )
-PEERS=(mirror md linear dm)
+PEERS=(mirror mirrorbm md linear dm)
 export DM_DISABLE_UDEV=1
 
 cleanup() {
 	set +e
-	for s in bmirror blinear; do
+	for s in bmirror bmirrorbm blinear; do
 		bounded 60 dstadm delete "$s" 2>/dev/null
 	done
 	[[ -b /dev/md0 ]] && mdadm --stop /dev/md0 >/dev/null 2>&1
@@ -39,8 +41,8 @@ trap cleanup EXIT
 
 if grep -q '^brd ' /proc/modules; then rmmod brd; fi
 # ram0-1: dst mirror, ram2-3: md raid1, ram4-5: dst linear, ram6-7: dm-linear
-modprobe brd rd_nr=8 rd_size=$((MIB * 1024))
-for i in 0 1 2 3 4 5 6 7; do
+modprobe brd rd_nr=11 rd_size=$((MIB * 1024))
+for i in 0 1 2 3 4 5 6 7 8 9 10; do
 	bounded 120 dd if=/dev/zero of=/dev/ram$i bs=1M count=$MIB oflag=direct status=none
 done
 modprobe dst
@@ -55,6 +57,13 @@ setup_peer() {
 			bounded 30 dstadm start bmirror --assume-clean || return 1
 		out=$(dstadm status bmirror --json | jq -r '.storages[0].device')
 		DEVS[mirror]=$out
+		;;
+	mirrorbm)
+		bounded 30 dstadm create bmirrorbm --alg mirror --bitmap /dev/ram10 &&
+			bounded 30 dstadm add bmirrorbm local /dev/ram8 >/dev/null &&
+			bounded 30 dstadm add bmirrorbm local /dev/ram9 >/dev/null &&
+			bounded 30 dstadm start bmirrorbm --assume-clean || return 1
+		DEVS[mirrorbm]=$(dstadm status bmirrorbm --json | jq -r '.storages[0].device')
 		;;
 	md)
 		command -v mdadm >/dev/null || { echo "bench: mdadm not installed"; return 1; }
@@ -101,6 +110,14 @@ done
 			"$(num "${MBS[mirror.$name]:-}" %.1f)" "$(num "${IOPS[mirror.$name]:-}" %.0f)" \
 			"$(num "${MBS[md.$name]:-}" %.1f)" "$(num "${IOPS[md.$name]:-}" %.0f)" \
 			"$(ratio "${MBS[mirror.$name]:-}" "${MBS[md.$name]:-}")" "${mt/#[0-9]/>=&}"
+	done
+	printf '%-11s %11s %9s %11s %9s %9s\n' row "+bitmap MB/s" IOPS "md MB/s" IOPS bitmap/md
+	for row in "${ROWS[@]}"; do
+		read -r name _ _ _ _ _ <<<"$row"
+		printf '%-11s %11s %9s %11s %9s %9s\n' "$name" \
+			"$(num "${MBS[mirrorbm.$name]:-}" %.1f)" "$(num "${IOPS[mirrorbm.$name]:-}" %.0f)" \
+			"$(num "${MBS[md.$name]:-}" %.1f)" "$(num "${IOPS[md.$name]:-}" %.0f)" \
+			"$(ratio "${MBS[mirrorbm.$name]:-}" "${MBS[md.$name]:-}")"
 	done
 	printf '%-11s %11s %9s %11s %9s %9s %7s\n' row "linear MB/s" IOPS "dm MB/s" IOPS linear/dm target
 	for row in "${ROWS[@]}"; do

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Benchmark, not a test: resync of a mirror leg that missed scattered
-# writes, dst against md raid1 with an internal bitmap, in one guest.
+# Benchmark, not a test: resync of a 1 GiB mirror leg that missed
+# scattered writes, dst against md raid1 with an internal bitmap, in one
+# guest; then the application's throughput during such a resync.
 #   dst: mirror(ram0, remote export of ram1) --assume-clean; the export
 #        stops, 4 KiB writes land in 10 % of the 1 MiB regions, the export
 #        comes back; timed from the node connected again to every leg in
@@ -10,14 +11,22 @@
 #        --re-add; timed from the re-add to the end of the recovery.
 # Both with their speed limits raised out of the way, both polled every
 # 50 ms (so times under a few tenths of a second are coarse). Prints the
-# seconds and the ratio dst / md (target <= 1.0). Not measured: the
-# application's throughput during the resync.
+# seconds and the ratio dst / md (target <= 1.0).
+# Then the same again with both resyncs held to 20 MB/s (dst --resync-min
+# and --resync-max, md speed_limit_min and _max), so that each lasts about
+# 5 s, and fio 4 KiB random read/write (QD 8) on the array for 3 s from
+# the moment the leg is back: the application's MB/s during the resync,
+# and the ratio dst / md (higher is better). The legs are new ram disks,
+# all zeros, so --assume-clean is the truth.
 # Output: $DST_RESULTS/bench-resync.txt
 set -euo pipefail
 # shellcheck source=tests/bench/bench-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/bench/bench-lib.sh"
 
-MIB=256
+MIB=1024
+APP_SECS=3
+SLOW=20M		# the throttled resync, both peers
+SLOW_KIBS=19532
 PORT=7310
 export DM_DISABLE_UDEV=1
 
@@ -45,62 +54,97 @@ scatter() {
 }
 
 if grep -q '^brd ' /proc/modules; then rmmod brd; fi
-modprobe brd rd_nr=4 rd_size=$((MIB * 1024))
-for i in 0 1 2 3; do
-	bounded 120 dd if=/dev/zero of=/dev/ram$i bs=1M count=$MIB oflag=direct status=none
-done
 ip link set lo up
 modprobe dst
 
-# dst
-bounded 30 dstadm export brsx --device /dev/ram1 --listen 127.0.0.1:$PORT
-bounded 30 dstadm create brs --alg mirror --chunk-size 1M --resync-min 4000M --resync-max 4000M
-bounded 30 dstadm add brs local /dev/ram0 >/dev/null
-bounded 30 dstadm add brs remote 127.0.0.1:$PORT --reconnect-max 1 >/dev/null
-bounded 30 dstadm start brs --assume-clean
-DEV=$(dstadm status brs --json | jq -r '.storages[0].device')
-bounded 30 dstadm unexport brsx
-scatter "$DEV"
-dirty=$(dstadm status brs --json | jq '.storages[0].nodes[1].dirty_regions')
-bounded 30 dstadm export brsx --device /dev/ram1 --listen 127.0.0.1:$PORT
-until [[ "$(dstadm status brs --json | jq -r '.storages[0].nodes[1].state')" == connected ]]; do
-	sleep 0.05
-done
-SYNC=/sys/block/${DEV#/dev/}/dst/node1/sync
-t0=$(now)
-# Polled in sysfs every 50 ms, as md below.
-until [[ "$(cat "$SYNC")" == in-sync ]]; do
-	sleep 0.05
-done
-t1=$(now)
-DST_S=$(elapsed "$t0" "$t1")
-echo "bench: dst resynced $dirty dirty regions in $DST_S s"
-bounded 60 dstadm delete brs
-bounded 30 dstadm unexport brsx
+# app DEV: fio on DEV for APP_SECS s, in the background; app_mbs reads it.
+app() {
+	fio --name=app --filename="$1" --direct=1 --ioengine=libaio --rw=randrw \
+		--bs=4k --iodepth=8 --time_based --runtime=$APP_SECS \
+		--output-format=json --output=/tmp/app.json >/dev/null 2>&1 &
+	APP=$!
+}
+app_mbs() {
+	wait "$APP" || return 1
+	jq '.jobs[0] | (.read.bw_bytes + .write.bw_bytes) / 1e6 | . * 100 | round / 100' /tmp/app.json
+}
 
-# md
-echo 4000000 >/proc/sys/dev/raid/speed_limit_max
-echo 4000000 >/proc/sys/dev/raid/speed_limit_min
-bounded 60 mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
-	--bitmap=internal --bitmap-chunk=1M --assume-clean /dev/ram2 /dev/ram3 >/dev/null 2>&1
-bounded 60 mdadm /dev/md0 --fail /dev/ram3 >/dev/null 2>&1
-bounded 60 mdadm /dev/md0 --remove /dev/ram3 >/dev/null 2>&1
-scatter /dev/md0
-t0=$(now)
-bounded 60 mdadm /dev/md0 --re-add /dev/ram3 >/dev/null 2>&1
-until [[ "$(cat /sys/block/md0/md/degraded)" == 0 &&
-	"$(cat /sys/block/md0/md/sync_action)" == idle ]]; do
-	sleep 0.05
-done
-t1=$(now)
-MD_S=$(elapsed "$t0" "$t1")
-echo "bench: md re-add recovered in $MD_S s"
-grep -A3 md0 /proc/mdstat || true
+# dst_round MIN MAX WITH_APP: fresh ram disks 0 and 1 (brd: all zeros),
+# the leg away during the writes, back; sets DST_S (and DST_APP).
+dst_round() {
+	local state sync
+	if grep -q '^brd ' /proc/modules; then rmmod brd; fi
+	modprobe brd rd_nr=2 rd_size=$((MIB * 1024))
+	bounded 30 dstadm export brsx --device /dev/ram1 --listen 127.0.0.1:$PORT
+	bounded 30 dstadm create brs --alg mirror --chunk-size 1M --resync-min "$1" --resync-max "$2"
+	bounded 30 dstadm add brs local /dev/ram0 >/dev/null
+	bounded 30 dstadm add brs remote 127.0.0.1:$PORT --reconnect-max 1 >/dev/null
+	bounded 30 dstadm start brs --assume-clean
+	DEV=$(dstadm status brs --json | jq -r '.storages[0].device')
+	bounded 30 dstadm unexport brsx
+	scatter "$DEV"
+	dirty=$(dstadm status brs --json | jq '.storages[0].nodes[1].dirty_regions')
+	bounded 30 dstadm export brsx --device /dev/ram1 --listen 127.0.0.1:$PORT
+	state=".storages[0].nodes[1].state"
+	until [[ "$(dstadm status brs --json | jq -r "$state")" == connected ]]; do
+		sleep 0.05
+	done
+	t0=$(now)
+	[[ "$3" == 0 ]] || app "$DEV"
+	sync=/sys/block/${DEV#/dev/}/dst/node1/sync
+	# Polled in sysfs every 50 ms, as md below.
+	until [[ "$(cat "$sync")" == in-sync ]]; do
+		sleep 0.05
+	done
+	t1=$(now)
+	DST_S=$(elapsed "$t0" "$t1")
+	[[ "$3" == 0 ]] || DST_APP=$(app_mbs)
+	echo "bench: dst resynced $dirty dirty regions in $DST_S s${DST_APP:+, app $DST_APP MB/s}"
+	bounded 60 dstadm delete brs
+	bounded 30 dstadm unexport brsx
+}
+
+# md_round KIBS WITH_APP: the same with md raid1; sets MD_S (and MD_APP).
+md_round() {
+	if grep -q '^brd ' /proc/modules; then rmmod brd; fi
+	modprobe brd rd_nr=2 rd_size=$((MIB * 1024))
+	echo "$1" >/proc/sys/dev/raid/speed_limit_max
+	echo "$1" >/proc/sys/dev/raid/speed_limit_min
+	bounded 60 mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
+		--bitmap=internal --bitmap-chunk=1M --assume-clean /dev/ram0 /dev/ram1 >/dev/null 2>&1
+	bounded 60 mdadm /dev/md0 --fail /dev/ram1 >/dev/null 2>&1
+	bounded 60 mdadm /dev/md0 --remove /dev/ram1 >/dev/null 2>&1
+	scatter /dev/md0
+	t0=$(now)
+	bounded 60 mdadm /dev/md0 --re-add /dev/ram1 >/dev/null 2>&1
+	[[ "$2" == 0 ]] || app /dev/md0
+	until [[ "$(cat /sys/block/md0/md/degraded)" == 0 &&
+		"$(cat /sys/block/md0/md/sync_action)" == idle ]]; do
+		sleep 0.05
+	done
+	t1=$(now)
+	MD_S=$(elapsed "$t0" "$t1")
+	[[ "$2" == 0 ]] || MD_APP=$(app_mbs)
+	echo "bench: md re-add recovered in $MD_S s${MD_APP:+, app $MD_APP MB/s}"
+	bounded 60 mdadm --stop /dev/md0 >/dev/null 2>&1
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
+
+DST_APP=''
+MD_APP=''
+dst_round 4000M 4000M 0
+FAST_DST=$DST_S
+md_round 4000000 0
+FAST_MD=$MD_S
+dst_round $SLOW $SLOW 1
+md_round $SLOW_KIBS 1
 
 {
 	echo "dst resync bench: ${MIB} MiB legs, 1 MiB regions, 10 % of them written while a leg was away"
-	printf '%-8s %10s\n' peer seconds
-	printf '%-8s %10s\n' dst "$DST_S" md "$MD_S"
-	printf 'dst/md %s (target <= 1.00)\n' \
-		"$(awk -v a="$DST_S" -v b="$MD_S" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }')"
+	printf '%-8s %10s %14s %16s\n' peer seconds "at $SLOW/s" "app MB/s then"
+	printf '%-8s %10s %14s %16s\n' dst "$FAST_DST" "$DST_S" "$DST_APP" md "$FAST_MD" "$MD_S" "$MD_APP"
+	printf 'resync time dst/md %s (target <= 1.00)\n' "$(ratio "$FAST_DST" "$FAST_MD")"
+	printf 'app throughput during a %s/s resync dst/md %s (higher is better)\n' \
+		"$SLOW" "$(ratio "$DST_APP" "$MD_APP")"
 } | tee "$OUT/bench-resync.txt"

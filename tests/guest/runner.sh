@@ -1,8 +1,11 @@
 #!/bin/bash
 # Guest test runner: started by /sbin/dst-test-init (PID 1) from the 9p
 # share mounted at /mnt/dst. Parameters come from the kernel command line:
-#   dsttest.mode=test|demo|bench   dsttest.kver=KVER   dsttest.tests=GLOB[,GLOB]
-#   dsttest.results=DIR      dsttest.ko=PATH     dsttest.timeout=SECONDS
+#   dsttest.mode=test|demo|bench|multi|agent   dsttest.kver=KVER
+#   dsttest.tests=GLOB[,GLOB]  dsttest.results=DIR  dsttest.ko=PATH
+#   dsttest.timeout=SECONDS  dsttest.role=A|B|C  dsttest.ctl=DIR
+# multi: the tests of tests/multi on host A of the multi-host tier; agent:
+# tests/multi/agent.sh on host B or C (see tests/multi/lib.sh).
 # (DIR and PATH relative to the share root unless absolute.) The prefix is
 # "dsttest." and not "dst." on purpose: modprobe passes every "dst.X=Y" of
 # the kernel command line to the dst module as a module parameter.
@@ -38,8 +41,13 @@ load_params() {
 	DST_RESULTS=$(abs_path "$(cmdline_param results tests/out/guest)")
 	DST_KO=$(abs_path "$(cmdline_param ko src/dst.ko)")
 	DST_MODDEP=$(abs_path "$(cmdline_param moddep tests/out/guest/moddep)")
+	DST_ROLE=$(cmdline_param role)
+	DST_CTL=$(abs_path "$(cmdline_param ctl tests/out/multi/ctl)")
+	DST_TEST_DIR=$DST_ROOT/tests/guest
+	[[ "$DST_MODE" != multi ]] || DST_TEST_DIR=$DST_ROOT/tests/multi
 	PATH=$DST_ROOT/dstadm:$DST_ROOT/tests/guest/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 	export DST_ROOT DST_MODE DST_KVER DST_TESTS DST_TEST_TIMEOUT DST_RESULTS DST_KO PATH
+	export DST_ROLE DST_CTL DST_TEST_DIR
 	mkdir -p "$DST_RESULTS"
 }
 
@@ -113,7 +121,7 @@ select_tests() {
 	local t name pat
 	local -a pats
 	IFS=, read -r -a pats <<<"$DST_TESTS"
-	for t in "$DST_ROOT"/tests/guest/[0-9][0-9]-*.sh; do
+	for t in "$DST_TEST_DIR"/[0-9][0-9]-*.sh; do
 		[[ -f "$t" ]] || continue
 		name=$(basename "$t" .sh)
 		if ((${#pats[@]} == 0)); then
@@ -245,6 +253,10 @@ main() {
 	case "$DST_MODE" in
 	demo) run_demo ;;
 	bench) run_bench ;;
+	agent)
+		: >"$DST_RESULTS/results.txt"
+		run_test "$DST_ROOT/tests/multi/agent.sh"
+		;;
 	*) run_tests ;;
 	esac
 	finish

@@ -46,6 +46,35 @@ static void test_create_parse(void **state)
 	assert_true(o.help);
 }
 
+static void test_create_parse_bitmap(void **state)
+{
+	char cwd[PATH_MAX], want[PATH_MAX + 16];
+	struct create_opts o;
+	char long_path[DST_BITMAP_PATH_MAX + 1];
+
+	(void)state;
+	assert_int_equal(PARSE(create_parse, &o, "create", "m", "-a", "mirror"), EXIT_OK);
+	assert_string_equal(o.bitmap, "");
+	assert_int_equal(PARSE(create_parse, &o, "create", "m", "-a", "mirror",
+			       "--bitmap", "/var/lib/dst/m.bitmap"), EXIT_OK);
+	assert_string_equal(o.bitmap, "/var/lib/dst/m.bitmap");
+	/* Relative to the current directory: the kernel opens it. */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(want, sizeof(want), "%s/m.bitmap", cwd);
+	assert_int_equal(PARSE(create_parse, &o, "create", "m", "-a", "mirror",
+			       "--bitmap=m.bitmap"), EXIT_OK);
+	assert_string_equal(o.bitmap, want);
+	assert_int_equal(PARSE(create_parse, &o, "create", "m", "-a", "mirror",
+			       "--bitmap", ""), EXIT_USAGE);
+	memset(long_path, 'a', sizeof(long_path) - 1);
+	long_path[0] = '/';
+	long_path[sizeof(long_path) - 1] = 0;
+	assert_int_equal(PARSE(create_parse, &o, "create", "m", "-a", "mirror",
+			       "--bitmap", long_path), EXIT_USAGE);
+	assert_int_equal(PARSE(create_parse, &o, "create", "m", "-a", "mirror",
+			       "--bitmap"), EXIT_USAGE);
+}
+
 static void test_create_parse_errors(void **state)
 {
 	struct create_opts o;
@@ -1516,6 +1545,11 @@ static void sample_tree(struct storage_info *si, struct node_info *mn,
 	si[1].resync_bytes = 3 << 20;
 	si[1].resync_rate = 1 << 20;
 	si[1].resync_left = (5 << 20) + 1;
+	strcpy(si[1].bitmap, "/var/lib/dst/m.bitmap");
+	si[1].has_bitmap_regions = true;
+	si[1].bitmap_regions = 4;
+	si[1].has_started = true;
+	si[1].started = DST_START_UNCLEAN;
 	si[1].nodes = mn;
 	si[1].nnodes = 2;
 	mn[0].type = DST_NODE_LOCAL;
@@ -1554,6 +1588,8 @@ static void test_status_tree(void **state)
 		"  size: 1.00 MiB\n"
 		"  chunk size: 64.00 KiB\n"
 		"  resync speed: 9.77 MiB/s to 195.31 MiB/s\n"
+		"  bitmap: /var/lib/dst/m.bitmap, 4 region(s) set\n"
+		"  started: after an unclean stop: the bitmap's regions resynced\n"
 		"  resynced: 3.00 MiB\n"
 		"  resync: 1.00 MiB/s, 5.00 MiB left, about 6 s\n"
 		"  exported as: mx\n"
@@ -1619,6 +1655,9 @@ static void test_status_tree(void **state)
 	assert_int_equal(get_num(o, "resync_max"), 200000ULL << 10);
 	assert_int_equal(get_num(o, "resync_rate"), 1 << 20);
 	assert_int_equal(get_num(o, "resync_eta"), 6);
+	assert_string_equal(get_str(o, "bitmap"), "/var/lib/dst/m.bitmap");
+	assert_int_equal(get_num(o, "bitmap_regions"), 4);
+	assert_string_equal(get_str(o, "started"), "unclean");
 	assert_true(json_object_object_get_ex(o, "nodes", &nodes));
 	v = json_object_array_get_idx(nodes, 1);
 	assert_int_equal(get_num(v, "id"), 3);
@@ -1643,6 +1682,10 @@ static void test_status_tree(void **state)
 	assert_true(json_object_object_get_ex(o, "resync_eta", &v));
 	assert_null(v);
 	assert_true(json_object_object_get_ex(o, "resync_max", &v));
+	assert_null(v);
+	assert_true(json_object_object_get_ex(o, "bitmap", &v));
+	assert_null(v);
+	assert_true(json_object_object_get_ex(o, "started", &v));
 	assert_null(v);
 	assert_true(json_object_object_get_ex(o, "nodes", &nodes));
 	o = json_object_array_get_idx(nodes, 0);
@@ -1846,6 +1889,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create_parse),
+		cmocka_unit_test(test_create_parse_bitmap),
 		cmocka_unit_test(test_create_parse_errors),
 		cmocka_unit_test(test_delete_parse),
 		cmocka_unit_test(test_status_parse),

@@ -1,0 +1,71 @@
+#!/bin/bash
+# Crash of the array host with a bitmap: A runs mirror(A:/dev/vdb, B, C)
+# with --bitmap /dev/vdc and writers of O_DIRECT|O_DSYNC (FUA) blocks that
+# log each acknowledged write on the host's share; the host SIGKILLs the
+# whole guest A mid-write and boots it again, and this test goes on there:
+# the storage made again from the same nodes and bitmap starts "unclean",
+# resyncs only the regions of the bitmap, every acknowledged write reads
+# back, and the three legs end identical.  A clean stop and start then
+# resyncs nothing.
+set -euo pipefail
+# shellcheck source=tests/multi/lib.sh
+source "${DST_ROOT:-/mnt/dst}/tests/multi/lib.sh"
+trap mirror_cleanup EXIT
+
+CHUNK=65536
+LEG_BYTES=$((LEG_MIB << 20))
+PHASE=$DST_CTL/crash-phase
+WRITERS=4
+BLOCKS=512	# 4 KiB blocks per writer: 2 MiB each
+
+net_up
+load_dst
+wait_for 60 "B to answer" ping -c1 -W1 "$ADDR_B"
+wait_for 60 "C to answer" ping -c1 -W1 "$ADDR_C"
+
+if [[ ! -e "$PHASE" ]]; then
+	# Before the crash.  A new bitmap: every leg but A's copied in full.
+	mirror_abc c --chunk-size 64K --bitmap /dev/vdc
+	[[ "$(storage_field c started)" == full ]] || fail "a new bitmap did not start full"
+	wait_in_sync c 600
+	rm -f "$DST_CTL"/acklog.*
+	for ((k = 0; k < WRITERS; k++)); do
+		"$ACKLOG" write "$DEV" "$DST_CTL/acklog.$k" $((k * 4096)) "$BLOCKS" "$k" &
+		BG_PIDS+=($!)
+	done
+	sleep 15
+	for ((k = 0; k < WRITERS; k++)); do
+		[[ -s "$DST_CTL/acklog.$k" ]] || fail "writer $k acknowledged nothing"
+	done
+	log "bitmap: $(storage_field c bitmap_regions) region(s) set; crashing A"
+	put "$PHASE" 1
+	host crash A 72-crash-bitmap
+	sleep 600
+	fail "still running after the crash was asked for"
+fi
+
+# After the crash: the same nodes and bitmap.
+rm -f "$PHASE"
+wc -l "$DST_CTL"/acklog.* | tail -n1
+mirror_abc c --chunk-size 64K --bitmap /dev/vdc
+[[ "$(storage_field c started)" == unclean ]] ||
+	fail "started $(storage_field c started), not unclean, after the crash"
+regions=$(storage_field c bitmap_regions)
+log "started unclean with $regions region(s) set in the bitmap"
+((regions > 0)) || fail "no region set in the bitmap after a crash mid-write"
+wait_in_sync c 600
+copied=$(storage_field c resync_bytes)
+((copied <= regions * CHUNK)) ||
+	fail "resynced $copied bytes for $regions regions of 64 KiB"
+((copied < LEG_BYTES / 4)) || fail "resynced $copied bytes: not far below the leg size"
+log "resynced $((copied >> 10)) KiB of $((LEG_BYTES >> 10)) KiB"
+out=$(bounded 300 "$ACKLOG" check "$DEV" "$DST_CTL"/acklog.*) ||
+	fail "acknowledged writes lost: $out"
+log "$out"
+expect_ok bounded 90 dstadm stop c
+expect_ok bounded 60 dstadm start c
+[[ "$(storage_field c started)" == clean ]] || fail "not clean after a clean stop"
+[[ "$(storage_field c resync_bytes)" == 0 ]] || fail "resync after a clean stop"
+drop_storage c
+three_identical
+nothing_left

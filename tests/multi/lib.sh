@@ -1,0 +1,125 @@
+#!/bin/bash
+# Helpers of the multi-host tier, in its guests:
+#   source "$DST_ROOT/tests/multi/lib.sh"
+# Three guests, each with its own kernel and our module: A (the array host:
+# runs tests/multi/NN-*.sh) and B and C (exporters: tests/multi/agent.sh).
+# Each has a data disk /dev/vdb of LEG_MIB MiB (A also /dev/vdc, for a
+# bitmap), files on the host that outlive a killed guest.  Two point-to-
+# point links over QEMU UDP socket netdevs bound to 127.0.0.1, nothing
+# else: A-B 10.0.1.0/24 and A-C 10.0.2.0/24.  The host (tests/lib/multi.sh)
+# does what a guest cannot do itself: requests through files in $DST_CTL.
+set -euo pipefail
+# shellcheck source=tests/guest/mirror-lib.sh
+source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
+
+LEG_MIB=128
+PORT=7000
+ADDR_B=10.0.1.2
+ADDR_C=10.0.2.3
+# shellcheck disable=SC2034 # used by the tests that source this
+ACKLOG=$DST_ROOT/tests/tools/acklog
+# Set by the runner from the kernel command line.
+DST_ROLE=${DST_ROLE:?}
+DST_CTL=${DST_CTL:?}
+
+# link_up MAC CIDR: address and bring up the interface with MAC.
+link_up() {
+	local ifc
+	ifc=$(ip -o link | awk -v m="$1" 'index($0, m) { sub(":", "", $2); print $2 }')
+	[[ -n "$ifc" ]] || fail "no interface with MAC $1"
+	ip addr replace "$2" dev "$ifc"
+	ip link set "$ifc" up
+}
+
+# net_up: the links of this guest, by its role.
+net_up() {
+	ip link set lo up
+	case "$DST_ROLE" in
+	A)
+		link_up 52:54:00:00:01:01 10.0.1.1/24
+		link_up 52:54:00:00:02:01 10.0.2.1/24
+		;;
+	B) link_up 52:54:00:00:01:02 "$ADDR_B/24" ;;
+	C) link_up 52:54:00:00:02:03 "$ADDR_C/24" ;;
+	*) fail "unknown role '$DST_ROLE'" ;;
+	esac
+}
+
+# put FILE TEXT: write FILE whole or not at all (the others poll for it).
+put() {
+	echo "$2" >"$1.tmp"
+	mv "$1.tmp" "$1"
+}
+
+# host REQUEST: ask the host, and wait until it is done.  Requests:
+# "kill B|C" (SIGKILL of the whole guest), "boot B|C" (boot it again and
+# wait for its agent), "link B|C off|on" (the guest's cable, QEMU
+# set_link), "crash A TESTS" (SIGKILL of A, then boot A again to run TESTS:
+# never returns).
+host() {
+	local id
+	id=req.$(date +%s%N).$RANDOM
+	log "host: $*"
+	put "$DST_CTL/$id" "$*"
+	wait_for 600 "the host to do '$*'" test -e "$DST_CTL/$id.done"
+}
+
+# on ROLE CMD: run the bash command CMD on guest ROLE and print its output;
+# returns its exit status.
+on() {
+	local role=$1 id rc
+	shift
+	id=$(date +%s%N).$RANDOM
+	put "$DST_CTL/$role.cmd.$id" "$*"
+	wait_for 600 "$role to run '$*'" test -e "$DST_CTL/$role.rc.$id"
+	cat "$DST_CTL/$role.out.$id"
+	rc=$(<"$DST_CTL/$role.rc.$id")
+	rm -f "$DST_CTL/$role".*."$id"
+	return "$rc"
+}
+
+# leg_sha: sha256 of this guest's data disk, read with O_DIRECT.
+leg_sha() { dev_sha /dev/vdb "$LEG_MIB"; }
+
+# remote_leg_sha ROLE
+remote_leg_sha() {
+	on "$1" "dd if=/dev/vdb bs=1M count=$LEG_MIB iflag=direct status=none | sha256sum | cut -c1-64"
+}
+
+# three_identical: A's, B's and C's data disks, each read on its own host.
+three_identical() {
+	local a b c
+	a=$(leg_sha)
+	b=$(remote_leg_sha B) || fail "sha256 on B failed"
+	c=$(remote_leg_sha C) || fail "sha256 on C failed"
+	[[ "$a" == "$b" && "$a" == "$c" ]] || fail "legs differ: A $a, B $b, C $c"
+	log "the legs on A, B and C are identical ($a)"
+}
+
+# mirror_abc NAME [CREATE_OPTIONS...] -- [START_OPTIONS...]: a mirror of
+# A's /dev/vdb and the exports of B and C, remote nodes that give up on a
+# request after 5 s and retry every 1 s at most; sets DEV.
+mirror_abc() {
+	local name=$1 n=0 node out
+	local -a create=()
+	shift
+	while (($#)) && [[ "$1" != -- ]]; do
+		create+=("$1")
+		shift
+	done
+	(($#)) && shift
+	expect_ok bounded 30 dstadm create "$name" --alg mirror "${create[@]}"
+	STORAGES+=("$name")
+	out=$(bounded 30 dstadm add "$name" local /dev/vdb) || fail "add local /dev/vdb"
+	[[ "$out" == node0 ]] || fail "add printed $out"
+	for node in "$ADDR_B:$PORT" "$ADDR_C:$PORT"; do
+		n=$((n + 1))
+		out=$(bounded 60 dstadm add "$name" remote "$node" --timeout 5 \
+			--reconnect-max 1) || fail "add remote $node"
+		[[ "$out" == "node$n" ]] || fail "add printed $out"
+	done
+	expect_ok bounded 60 dstadm start "$name" "$@"
+	DEV=$(storage_dev "$name")
+	wait_for 10 "$DEV to appear" test -b "$DEV"
+	log "mirror $name of A:/dev/vdb, B and C: $DEV"
+}
