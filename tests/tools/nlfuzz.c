@@ -419,6 +419,46 @@ static void resync_linear(struct nlmsghdr *nlh)
 	mnl_attr_nest_end(nlh, n);
 }
 
+static void bitmap_storage(struct nlmsghdr *nlh, const char *alg, const char *path)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "c0");
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_ALG, alg);
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_BITMAP, path);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static void bitmap_linear(struct nlmsghdr *nlh)
+{
+	bitmap_storage(nlh, "linear", "/tmp/c0.bitmap");
+}
+
+static void bitmap_relative(struct nlmsghdr *nlh)
+{
+	bitmap_storage(nlh, "mirror", "c0.bitmap");
+}
+
+static void bitmap_long(struct nlmsghdr *nlh)
+{
+	char path[DST_BITMAP_PATH_MAX + 1];
+
+	memset(path, 'b', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = 0;
+	bitmap_storage(nlh, "mirror", path);
+}
+
+static void started_given(struct nlmsghdr *nlh)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "c0");
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_ALG, "mirror");
+	mnl_attr_put_u32(nlh, DST_STORAGE_A_STARTED, DST_START_CLEAN);
+	mnl_attr_nest_end(nlh, n);
+}
+
 static void event_attr(struct nlmsghdr *nlh)
 {
 	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_EVENT);
@@ -457,6 +497,10 @@ static int cases(void)
 		{ "reconnect interval over an hour", DST_CMD_NODE_ADD, EINVAL, reconnect_long },
 		{ "reconnect count in a request", DST_CMD_NODE_ADD, EINVAL, reconnects_given },
 		{ "resync limit on a linear storage", DST_CMD_STORAGE_NEW, EINVAL, resync_linear },
+		{ "bitmap on a linear storage", DST_CMD_STORAGE_NEW, EINVAL, bitmap_linear },
+		{ "relative bitmap path", DST_CMD_STORAGE_NEW, EINVAL, bitmap_relative },
+		{ "bitmap path too long", DST_CMD_STORAGE_NEW, EINVAL, bitmap_long },
+		{ "start state in a request", DST_CMD_STORAGE_NEW, EINVAL, started_given },
 		{ "an event as a request", DST_CMD_EVENT, EOPNOTSUPP, no_attrs },
 		{ "an event attribute in a request", DST_CMD_INFO, EINVAL, event_attr },
 		{ "unknown command", DST_CMD_MAX + 1, EOPNOTSUPP, no_attrs },
