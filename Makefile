@@ -4,6 +4,7 @@
 #   make test       the whole test suite (host unit tests, QEMU guest tests)
 #   make demo       boot a guest and show dst at work
 #   make bench      fio on brd, dst and nbd side by side in one guest
+#   make deb        the Debian packages (dst-dkms, dstadm) in dist/, lintian clean
 #
 # KVER selects the kernel to build for: by default the newest installed
 # Debian 6.1 headers that have a matching kernel image in /boot.
@@ -12,7 +13,7 @@ VERSION := $(shell cat VERSION)
 KVER ?= $(shell tests/lib/kver.sh)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module dstadm tools deps test demo bench clean
+.PHONY: all module dstadm tools deps test demo bench deb clean
 
 all: module dstadm
 
@@ -39,9 +40,12 @@ demo:
 bench:
 	tests/run.sh bench
 
+deb:
+	tests/lib/deb.sh
+
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/src clean 2>/dev/null || true
 	$(MAKE) -C dstadm clean
 	$(MAKE) -C tests/tools clean
 	$(MAKE) -C tests/unit clean
-	rm -rf tests/out
+	rm -rf tests/out dist

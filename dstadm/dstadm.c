@@ -31,6 +31,13 @@ const struct command dstadm_commands[] = {
 	  "serve a block device over the network" },
 	{ "unexport", cmd_unexport, "NAME",		"stop serving an export" },
 	{ "status",  cmd_status,  "[NAME] [--json]",	"show storages, their nodes, and exports" },
+	{ "up",      cmd_up,      "[NAME] [--config FILE]",
+	  "create and start the configured storages and exports (all, or NAME and what it needs)" },
+	{ "down",    cmd_down,    "[NAME] [--config FILE]",
+	  "unexport and delete the configured exports and storages (all, or NAME and its exports)" },
+	{ "check-config", cmd_check_config, "[FILE]",
+	  "check a configuration file (default /etc/dst.conf)" },
+	{ "dump",    cmd_dump,    "[--config FILE]",	"print the configuration as dstadm reads it" },
 	{ "monitor", cmd_monitor, "[--json]",		"print events as they happen" },
 	{ "version", cmd_version, "",			"show the versions of dstadm and of the dst module" },
 	{ "help",    cmd_help,    "[COMMAND]",		"show help for all or one command" },
@@ -176,8 +183,8 @@ int name_parse(const char *cmd, const char *what, int argc, char *argv[],
 }
 
 /* Seconds from @min to @max, in decimal, for @what; -1 if not. */
-static int parse_seconds(const char *s, unsigned long min, unsigned long max,
-			 uint32_t *out)
+int parse_seconds(const char *s, unsigned long min, unsigned long max,
+		  uint32_t *out)
 {
 	unsigned long v;
 	char *end;

@@ -53,6 +53,10 @@ int cmd_unexport(int argc, char *argv[]);
 int cmd_status(int argc, char *argv[]);
 int cmd_version(int argc, char *argv[]);
 int cmd_help(int argc, char *argv[]);
+int cmd_up(int argc, char *argv[]);
+int cmd_down(int argc, char *argv[]);
+int cmd_check_config(int argc, char *argv[]);
+int cmd_dump(int argc, char *argv[]);
 
 /* Argument parsing, split from the commands so that it can be unit tested. */
 /*
@@ -181,10 +185,19 @@ int event_parse(const struct nlmsghdr *nlh, struct event_info *ev);
 int event_print(FILE *f, const struct event_info *ev, bool json);
 int import_parse(int argc, char *argv[], struct import_opts *o);
 int export_parse(int argc, char *argv[], struct export_opts *o);
+/* The requests behind the commands, each reporting its own error. */
+struct storage_args;
+int storage_request(uint8_t cmd, const char *name,
+		    const struct storage_args *args);
+int export_request(uint8_t cmd, const struct export_opts *o);
+int node_add(const struct add_opts *o, uint32_t *id);
 int bad_option(const char *cmd, int c, char *argv[]);
 int name_parse(const char *cmd, const char *what, int argc, char *argv[],
 	       bool *help, const char **name);
 int parse_timeout(const char *cmd, const char *s, uint32_t *timeout);
+/* Decimal seconds from @min to @max; -1 if not. */
+int parse_seconds(const char *s, unsigned long min, unsigned long max,
+		  uint32_t *v);
 /*
  * The options of a remote node, for getopt's @c and @arg: 1 if @c is not
  * one of them, else EXIT_OK or EXIT_USAGE.

@@ -63,7 +63,7 @@ int unexport_parse(int argc, char *argv[], struct name_opts *o)
 }
 
 /* Send @cmd for the export @o; report any error. */
-static int export_request(uint8_t cmd, const struct export_opts *o)
+int export_request(uint8_t cmd, const struct export_opts *o)
 {
 	struct nlmsghdr *nlh;
 	struct dst_nl nl;

@@ -77,4 +77,7 @@ int dst_nl_request(struct dst_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 void dst_nl_perror(const struct dst_nl *nl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A dump of DST_CMD_STORAGE_GET or DST_CMD_EXPORT_GET into @cb; reports errors. */
+int status_dump(struct dst_nl *nl, uint8_t cmd, mnl_cb_t cb, void *data);
+
 #endif /* DSTADM_NL_H */

@@ -93,40 +93,50 @@ static int node_id_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+int node_add(const struct add_opts *o, uint32_t *id)
+{
+	struct nlmsghdr *nlh;
+	struct dst_nl nl;
+	int ret;
+
+	if (dst_nl_open(&nl) < 0)
+		return EXIT_FAIL;
+
+	ret = EXIT_FAIL;
+	*id = UINT32_MAX;
+	nlh = dst_nl_msg(&nl, DST_CMD_NODE_ADD, 0);
+	if (dst_nl_put_storage(&nl, nlh, o->name, NULL) < 0 ||
+	    dst_nl_put_node(&nl, nlh, o->type,
+			    o->type == DST_NODE_REMOTE ? &o->addr : NULL,
+			    o->addr_len, o->path, &o->ra) < 0)
+		goto out;
+	if (dst_nl_request(&nl, nlh, node_id_cb, id) < 0) {
+		dst_nl_perror(&nl, "storage '%s': node %s", o->name, o->target);
+		goto out;
+	}
+	if (*id == UINT32_MAX) {
+		fprintf(stderr, "%s: storage '%s': node %s added, but the reply has no node id\n",
+			PROG, o->name, o->target);
+		goto out;
+	}
+	ret = EXIT_OK;
+out:
+	dst_nl_close(&nl);
+	return ret;
+}
+
 int cmd_add(int argc, char *argv[])
 {
-	uint32_t id = UINT32_MAX;
-	struct nlmsghdr *nlh;
 	struct add_opts o;
-	struct dst_nl nl;
+	uint32_t id;
 	int ret;
 
 	ret = add_parse(argc, argv, &o);
 	if (ret || o.help)
 		return ret;
-	if (dst_nl_open(&nl) < 0)
-		return EXIT_FAIL;
-
-	ret = EXIT_FAIL;
-	nlh = dst_nl_msg(&nl, DST_CMD_NODE_ADD, 0);
-	if (dst_nl_put_storage(&nl, nlh, o.name, NULL) < 0 ||
-	    dst_nl_put_node(&nl, nlh, o.type,
-			    o.type == DST_NODE_REMOTE ? &o.addr : NULL,
-			    o.addr_len, o.path, &o.ra) < 0)
-		goto out;
-	if (dst_nl_request(&nl, nlh, node_id_cb, &id) < 0) {
-		dst_nl_perror(&nl, "storage '%s': node %s", o.name, o.target);
-		goto out;
-	}
-	if (id == UINT32_MAX) {
-		fprintf(stderr, "%s: storage '%s': node %s added, but the reply has no node id\n",
-			PROG, o.name, o.target);
-		goto out;
-	}
-	printf("node%u\n", id);
-	ret = EXIT_OK;
-out:
-	dst_nl_close(&nl);
+	ret = node_add(&o, &id);
+	if (!ret)
+		printf("node%u\n", id);
 	return ret;
 }
 

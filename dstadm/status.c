@@ -564,7 +564,7 @@ int status_parse(int argc, char *argv[], struct status_opts *o)
  * through @cb.  Returns 0, or -1 after reporting the error.  All of them
  * even for one name: the tree of a storage needs the storages under it.
  */
-static int status_dump(struct dst_nl *nl, uint8_t cmd, mnl_cb_t cb, void *data)
+int status_dump(struct dst_nl *nl, uint8_t cmd, mnl_cb_t cb, void *data)
 {
 	struct nlmsghdr *nlh = dst_nl_msg(nl, cmd, NLM_F_DUMP);
 

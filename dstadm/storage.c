@@ -124,7 +124,7 @@ int create_parse(int argc, char *argv[], struct create_opts *o)
 }
 
 /* Send @cmd for the storage @name (with @args); report any error. */
-static int storage_request(uint8_t cmd, const char *name,
+int storage_request(uint8_t cmd, const char *name,
 			   const struct storage_args *args)
 {
 	struct nlmsghdr *nlh;

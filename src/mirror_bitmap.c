@@ -546,6 +546,32 @@ static int dst_bitmap_plan(struct dst_bitmap *bm, struct dst_leg_plan *plan,
 }
 
 /*
+ * Open @path: a block device exclusively (O_EXCL), so that it cannot be a
+ * leg, mounted, or another storage's bitmap at the same time; a regular
+ * file as it is, or new.
+ */
+static struct file *dst_bitmap_filp(const char *path, const char **why)
+{
+	struct file *file;
+
+	file = filp_open(path, O_RDWR | O_LARGEFILE, 0);
+	if (PTR_ERR_OR_ZERO(file) == -ENOENT)
+		file = filp_open(path, O_RDWR | O_LARGEFILE | O_CREAT | O_EXCL,
+				 0600);
+	if (!IS_ERR(file) && S_ISBLK(file_inode(file)->i_mode)) {
+		filp_close(file, NULL);
+		file = filp_open(path, O_RDWR | O_LARGEFILE | O_EXCL, 0);
+		if (PTR_ERR_OR_ZERO(file) == -EBUSY) {
+			*why = "the bitmap device is in use (a leg, mounted, or another bitmap)";
+			return file;
+		}
+	}
+	if (IS_ERR(file))
+		*why = "cannot open or create the bitmap file";
+	return file;
+}
+
+/*
  * Open the bitmap of @ms at its storage's path and read it.  A new or
  * empty one leaves @plan as it is; a valid one replaces it and sets
  * *@started.  Sets ms->bm.
@@ -585,11 +611,10 @@ int dst_bitmap_open(struct dst_mirror *ms, struct dst_leg_plan *plan,
 		goto err;
 	}
 
-	bm->file = filp_open(st->bitmap, O_RDWR | O_CREAT | O_LARGEFILE, 0600);
+	bm->file = dst_bitmap_filp(st->bitmap, why);
 	if (IS_ERR(bm->file)) {
 		err = PTR_ERR(bm->file);
 		bm->file = NULL;
-		*why = "cannot open or create the bitmap file";
 		goto err;
 	}
 	inode = file_inode(bm->file);

@@ -84,12 +84,14 @@ man_renders() {
 
 # Every command of dstadm's table is documented in dstadm(8) and completed.
 commands_documented() {
-	local cmds c rc=0
+	local cmds c m rc=0
 	cmds=$("$ROOT/dstadm/dstadm" help | awk '/^Commands:/ { on = 1; next } on && !NF { exit } on { print $1 }')
 	[[ -n "$cmds" ]] || { echo "no commands in 'dstadm help'"; return 1; }
 	for c in $cmds; do
-		grep -q "^\.BI\? \"\?$c\b" "$ROOT/man/dstadm.8" ||
-			grep -q "^\.BR \"$c " "$ROOT/man/dstadm.8" ||
+		# In roff a hyphen of a command name is written \-.
+		m=${c//-/\\\\-}
+		grep -q "^\.BI\? \"\?$m\b" "$ROOT/man/dstadm.8" ||
+			grep -q "^\.BR \"$m " "$ROOT/man/dstadm.8" ||
 			{ echo "$c missing in man/dstadm.8"; rc=1; }
 		grep -q "commands=\".*\b$c\b" "$ROOT/completions/dstadm" ||
 			{ echo "$c missing in completions/dstadm"; rc=1; }
@@ -99,6 +101,17 @@ commands_documented() {
 
 shell_scripts_clean() {
 	cd "$ROOT" && shellcheck -x -s bash tests/*.sh tests/lib/*.sh tests/guest/*.sh tests/multi/*.sh tests/bench/*.sh .ci/run
+}
+
+# The config parser under libFuzzer (fixed seed and runs).
+config_fuzz() {
+	make -s -C "$ROOT/tests/fuzz" run >"$OUT/fuzz.log" 2>&1 || { tail -n 30 "$OUT/fuzz.log"; return 1; }
+	grep -q "^Done [0-9]* runs" "$OUT/fuzz.log" || { tail -n 30 "$OUT/fuzz.log"; return 1; }
+}
+
+# make deb: the packages build and lintian has no error or warning.
+packages() {
+	"$ROOT/tests/lib/deb.sh" >"$OUT/deb.log" 2>&1 || { tail -n 30 "$OUT/deb.log"; return 1; }
 }
 
 dkms_conf_sane() {
@@ -122,6 +135,8 @@ main() {
 	check commands-documented commands_documented
 	check shellcheck shell_scripts_clean
 	check dkms-conf dkms_conf_sane
+	check config-fuzz config_fuzz
+	check packages packages
 	echo "$passed $failed" >"$OUT/counts"
 	echo "host: $passed passed, $failed failed"
 	((failed == 0))

@@ -10,7 +10,8 @@
 # - a leg that fails is marked out of sync in the file before the write it
 #   missed returns;
 # - a bitmap of another storage, of another chunk size, or holding junk is
-#   refused, --assume-clean takes it over; linear takes none.
+#   refused, --assume-clean takes it over; a leg as the bitmap device is
+#   refused (it is opened exclusively); linear takes none.
 # The crash of a real host is in tests/multi (SIGKILL of the guest).
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
@@ -123,6 +124,13 @@ expect_ok bounded 30 dstadm add m local /dev/ram0
 out=$(bounded 30 dstadm start m 2>&1) && fail "started with a bitmap of another chunk size"
 grep -q "another size or chunk size" <<<"$out" || fail "no reason for the chunk size: $out"
 drop_storage m
+expect_ok bounded 30 dstadm create k --alg mirror --bitmap /dev/ram1
+STORAGES+=(k)
+expect_ok bounded 30 dstadm add k local /dev/ram0
+expect_ok bounded 30 dstadm add k local /dev/ram1
+out=$(bounded 30 dstadm start k 2>&1) && fail "started with a leg as its bitmap"
+grep -q "bitmap device is in use" <<<"$out" || fail "no reason for a leg as bitmap: $out"
+drop_storage k
 echo junk >"$DIR/junk"
 expect_ok bounded 30 dstadm create j --alg mirror --bitmap "$DIR/junk"
 STORAGES+=(j)

@@ -18,8 +18,10 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sys/stat.h>
 
 #include "dstadm.h"
+#include "config.h"
 
 #define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
 #define ARGC(...) ((int)(sizeof((char *[]){ __VA_ARGS__ }) / sizeof(char *)))
@@ -1820,6 +1822,211 @@ static struct nlmsghdr *event_msg(char *buf, uint8_t cmd, int type, const char *
 	return nlh;
 }
 
+
+/* Parse @text; the error message (empty if none) in @msg. */
+static int parse_text(const char *text, struct dst_config *c, char *msg, size_t len)
+{
+	FILE *f = fmemopen(msg, len, "w");
+	int ret;
+
+	assert_non_null(f);
+	ret = config_parse("t.conf", text, strlen(text), c, f);
+	fclose(f);
+	msg[len - 1] = 0;
+	return ret;
+}
+
+static void test_config_parse(void **state)
+{
+	struct dst_config c;
+	char msg[512] = "";
+	const struct conf_storage *s;
+
+	(void)state;
+	assert_int_equal(parse_text(
+		"# comment\n"
+		"storage m0 {   # a mirror\n"
+		"\talg mirror\n"
+		"\tchunk-size 4M\n"
+		"\tresync-min 1M\n"
+		"\tresync-max 50M\n"
+		"\tbitmap /var/lib/dst/m0.bitmap\n"
+		"\n"
+		"\tnode local /dev/sdb\n"
+		"\tnode remote 192.0.2.7:7000 timeout 10 dead-timeout 0 reconnect-max 5\n"
+		"\tnode remote [2001:db8::1]:7001\n"
+		"}\n"
+		"export m0x {\n device /dev/dst/m0\n listen 0.0.0.0:7000\n read-only\n}",
+		&c, msg, sizeof(msg)), 0);
+	assert_int_equal(c.nstorages, 1);
+	assert_int_equal(c.nexports, 1);
+	s = config_storage(&c, "m0");
+	assert_non_null(s);
+	assert_string_equal(s->alg, "mirror");
+	assert_int_equal(s->chunk_size, 4 << 20);
+	assert_int_equal(s->resync_min, 1024);
+	assert_int_equal(s->resync_max, 50 * 1024);
+	assert_string_equal(s->bitmap, "/var/lib/dst/m0.bitmap");
+	assert_int_equal(s->nnodes, 3);
+	assert_int_equal(s->nodes[0].type, DST_NODE_LOCAL);
+	assert_string_equal(s->nodes[0].target, "/dev/sdb");
+	assert_int_equal(s->nodes[1].type, DST_NODE_REMOTE);
+	assert_int_equal(s->nodes[1].ra.timeout, 10);
+	assert_true(s->nodes[1].ra.has_dead_timeout);
+	assert_int_equal(s->nodes[1].ra.reconnect_max, 5);
+	assert_int_equal(s->nodes[2].addr.ss_family, AF_INET6);
+	assert_true(c.exports[0].read_only);
+	assert_string_equal(c.exports[0].device, "/dev/dst/m0");
+	assert_null(config_storage(&c, "m0x"));
+	assert_non_null(config_export(&c, "m0x"));
+	config_free(&c);
+	assert_int_equal(parse_text("", &c, msg, sizeof(msg)), 0);
+	assert_int_equal(c.nstorages + c.nexports, 0);
+	config_free(&c);
+}
+
+static void test_config_errors(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ "storage", "t.conf:1:8: expected a storage name, found end of file" },
+		{ "volume x {\n}", "t.conf:1:1: expected 'storage', 'export' or 'include', found 'volume'" },
+		{ "storage -x {\n}", "t.conf:1:9: invalid name '-x'" },
+		{ "storage x\n{\n}", "t.conf:1:10: expected '{' after the storage name, found end of line" },
+		{ "storage x {\n alg linear\n", "t.conf:3:1: expected a setting of storage 'x' or '}', found end of file" },
+		{ "storage x {\n alg raid5\n}", "t.conf:2:6: unknown algorithm 'raid5'" },
+		{ "storage x {\n alg linear\n alg mirror\n}", "t.conf:3:2: 'alg' given twice" },
+		{ "storage x {\n alg linear\n}", "t.conf:1:9: storage 'x' has no node" },
+		{ "storage x {\n node local /dev/a\n}", "t.conf:1:9: storage 'x' has no 'alg'" },
+		{ "storage x {\n alg linear\n chunk-size 1M\n node local /dev/a\n}",
+		  "t.conf:3:2: 'chunk-size' is for mirrors, and storage 'x' is linear" },
+		{ "storage x {\n alg mirror\n chunk-size 3M\n}", "t.conf:3:13: invalid chunk size '3M'" },
+		{ "storage x {\n alg mirror\n resync-max 1\n}", "t.conf:3:13: invalid resync-max '1'" },
+		{ "storage x {\n alg mirror\n bitmap rel\n}", "t.conf:3:9: expected a bitmap file or device (an absolute path), found 'rel'" },
+		{ "storage x {\n alg linear\n node local dev\n}", "t.conf:3:13: expected a device (an absolute path)" },
+		{ "storage x {\n alg linear\n node disk /a\n}", "t.conf:3:7: expected 'local' or 'remote', found 'disk'" },
+		{ "storage x {\n alg linear\n node remote 1.2.3.4\n}", "t.conf:3:14: invalid address '1.2.3.4'" },
+		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 timeout 0\n}", "t.conf:3:32: invalid timeout '0': seconds from 1 to 86400" },
+		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 speed 9\n}", "t.conf:3:24: unknown option 'speed' of a remote node" },
+		{ "storage x {\n alg linear\n node local /a extra\n}", "t.conf:3:16: expected end of line after a local node, found 'extra'" },
+		{ "storage x {\n alg linear\n node local /a\n} x", "t.conf:4:3: expected end of line after '}', found 'x'" },
+		{ "storage x {\n alg linear\n node local /a\n}\nstorage x {\n alg linear\n node local /b\n}",
+		  "t.conf:5: storage 'x' defined again (first at t.conf:1)" },
+		{ "storage x {\n alg linear\n node local /a\n}\nstorage y {\n alg linear\n node local /a\n}",
+		  "t.conf:5: storage 'y': device /a is already a node of storage 'x'" },
+		{ "export e {\n device /a\n}", "t.conf:1:8: export 'e' has no 'listen'" },
+		{ "export e {\n listen 1.2.3.4:5\n}", "t.conf:1:8: export 'e' has no 'device'" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n}\nexport f {\n device /b\n listen 1.2.3.4:5\n}",
+		  "t.conf:5: export 'f' listens on 1.2.3.4:5, as export 'e' does" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n ro\n}", "t.conf:4:2: unknown setting 'ro' of an export" },
+		{ "include /etc/dst.d/*.conf", "t.conf:1:9: include is read only from files" },
+		{ "storage x \x01", "t.conf:1:11: unexpected character 0x01" },
+		{ "storage x {\n alg\0 linear\n}", "t.conf:2:5: a NUL byte" },
+	};
+	struct dst_config c;
+	char msg[512];
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(msg, 0, sizeof(msg));
+		len = strlen(cases[i].text);
+		if (strstr(cases[i].msg, "NUL"))
+			len = 22;
+		{
+			FILE *f = fmemopen(msg, sizeof(msg), "w");
+
+			assert_int_equal(config_parse("t.conf", cases[i].text, len, &c, f), -1);
+			fclose(f);
+		}
+		if (strncmp(msg, cases[i].msg, strlen(cases[i].msg)))
+			fail_msg("case %zu: got '%s', want '%s...'", i, msg, cases[i].msg);
+		assert_int_equal(c.nstorages + c.nexports, 0);
+		config_free(&c);
+	}
+}
+
+static void test_config_include(void **state)
+{
+	char dir[] = "/tmp/dstconf.XXXXXX", path[256], msg[512] = "";
+	struct dst_config c;
+	FILE *f, *err;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/dst.d", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/dst.d/b.conf", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("storage b {\n alg linear\n node local /dev/b\n}\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/dst.d/a.conf", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("storage a {\n alg linear\n node local /dev/a\n}\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/dst.conf", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("include dst.d/*.conf\ninclude none.d/*.conf\n", f);
+	fclose(f);
+	assert_int_equal(config_load(path, &c, stderr), 0);
+	assert_int_equal(c.nstorages, 2);
+	/* In the order of the names. */
+	assert_string_equal(c.storages[0].name, "a");
+	assert_string_equal(c.storages[1].name, "b");
+	config_free(&c);
+
+	/* An error in an included file names that file; nothing is kept. */
+	snprintf(path, sizeof(path), "%s/dst.d/b.conf", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("storage b {\n alg linear\n node local /dev/a\n}\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/dst.conf", dir);
+	err = fmemopen(msg, sizeof(msg), "w");
+	assert_int_equal(config_load(path, &c, err), -1);
+	fclose(err);
+	assert_non_null(strstr(msg, "dst.d/b.conf:1: storage 'b': device /dev/a is already a node of storage 'a'"));
+	assert_int_equal(c.nstorages, 0);
+	config_free(&c);
+
+	/* A file that includes itself. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("include dst.conf\n", f);
+	fclose(f);
+	err = fmemopen(msg, sizeof(msg), "w");
+	assert_int_equal(config_load(path, &c, err), -1);
+	fclose(err);
+	assert_non_null(strstr(msg, "includes nested more than 8 deep"));
+	config_free(&c);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	assert_int_equal(system(path), 0);
+}
+
+static void test_config_dump(void **state)
+{
+	const char *text = "storage m {\n\talg mirror\n\tchunk-size 64K\n\tresync-max 50M\n"
+			   "\tnode local /dev/a\n\tnode remote [::1]:7000 timeout 5\n}\n\n"
+			   "export x {\n\tdevice /dev/dst/m\n\tlisten 127.0.0.1:7000\n}\n";
+	struct dst_config c;
+	char msg[256], *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(parse_text(text, &c, msg, sizeof(msg)), 0);
+	f = open_memstream(&out, &len);
+	config_dump(f, &c);
+	fclose(f);
+	assert_string_equal(out, text);
+	free(out);
+	config_free(&c);
+}
+
 static void test_events(void **state)
 {
 	struct monitor_opts mo;
@@ -1924,6 +2131,10 @@ int main(void)
 		cmocka_unit_test(test_remote_args),
 		cmocka_unit_test(test_resync_options),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_config_parse),
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_config_include),
+		cmocka_unit_test(test_config_dump),
 	};
 
 	return cmocka_run_group_tests_name("dstadm", tests, NULL, NULL);

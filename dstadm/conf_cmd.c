@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dstadm: the commands of the configuration file: check-config, dump, up
+ * and down.  up and down go in dependency order: a storage whose local
+ * node is /dev/dst/NAME after NAME, an export after the storage it
+ * serves; down the other way round.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/genetlink.h>
+
+#include "config.h"
+#include "nl.h"
+
+struct conf_opts {
+	bool help;
+	const char *file;
+	const char *name;
+};
+
+static const struct option conf_options[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "help",   no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* CMD [-c FILE] [NAME] (check-config: [FILE]). */
+static int conf_parse(const char *cmd, int argc, char *argv[],
+		      struct conf_opts *o, bool file_arg)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->file = DST_CONFIG_FILE;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, file_arg ? ":h" : ":c:h", conf_options,
+				NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (file_arg)
+				return bad_option(cmd, c, argv);
+			o->file = optarg;
+			break;
+		case 'h':
+			o->help = true;
+			print_command_usage(stdout, find_command(cmd));
+			return EXIT_OK;
+		default:
+			return bad_option(cmd, c, argv);
+		}
+	}
+	if (optind + 1 < argc)
+		return usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+	if (optind < argc) {
+		if (file_arg)
+			o->file = argv[optind];
+		else
+			o->name = argv[optind];
+	}
+	return EXIT_OK;
+}
+
+int cmd_check_config(int argc, char *argv[])
+{
+	struct dst_config c;
+	struct conf_opts o;
+	int ret;
+
+	ret = conf_parse("check-config", argc, argv, &o, true);
+	if (ret || o.help)
+		return ret;
+	if (config_load(o.file, &c, stderr) < 0)
+		return EXIT_FAIL;
+	printf("%s: %zu storage(s), %zu export(s): ok\n", o.file, c.nstorages,
+	       c.nexports);
+	config_free(&c);
+	return EXIT_OK;
+}
+
+int cmd_dump(int argc, char *argv[])
+{
+	struct dst_config c;
+	struct conf_opts o;
+	int ret;
+
+	ret = conf_parse("dump", argc, argv, &o, false);
+	if (ret || o.help)
+		return ret;
+	if (o.name)
+		return usage_error("dump", "unexpected argument '%s'", o.name);
+	if (config_load(o.file, &c, stderr) < 0)
+		return EXIT_FAIL;
+	config_dump(stdout, &c);
+	config_free(&c);
+	return EXIT_OK;
+}
+
+/* The storage that /dev/dst/NAME (or NAME) names, if configured. */
+static const struct conf_storage *dev_storage(const struct dst_config *c,
+					      const char *dev)
+{
+	if (strncmp(dev, "/dev/dst/", 9))
+		return NULL;
+	return config_storage(c, dev + 9);
+}
+
+/*
+ * Storages in dependency order into @order (c->nstorages entries); -1
+ * after saying so on a cycle.
+ */
+static int storage_order(const struct dst_config *c, size_t *order)
+{
+	unsigned char *state = calloc(c->nstorages ? c->nstorages : 1, 1);
+	size_t n = 0, i, j, k;
+	bool progress = true;
+	const struct conf_storage *dep;
+	bool ready;
+
+	if (!state) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		return -1;
+	}
+	while (n < c->nstorages && progress) {
+		progress = false;
+		for (i = 0; i < c->nstorages; i++) {
+			if (state[i])
+				continue;
+			ready = true;
+			for (j = 0; j < c->storages[i].nnodes && ready; j++) {
+				if (c->storages[i].nodes[j].type != DST_NODE_LOCAL)
+					continue;
+				dep = dev_storage(c, c->storages[i].nodes[j].target);
+				k = dep ? (size_t)(dep - c->storages) : 0;
+				ready = !dep || state[k];
+			}
+			if (ready) {
+				state[i] = 1;
+				order[n++] = i;
+				progress = true;
+			}
+		}
+	}
+	free(state);
+	if (n < c->nstorages) {
+		fprintf(stderr, "%s: the storages' local nodes /dev/dst/NAME make a cycle\n", PROG);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether @t is @s or is built on it, through local nodes /dev/dst/NAME. */
+static bool built_on(const struct dst_config *c, const struct conf_storage *t,
+		     const struct conf_storage *s, size_t depth)
+{
+	size_t j;
+
+	if (t == s)
+		return true;
+	if (depth > c->nstorages)
+		return false;
+	for (j = 0; j < t->nnodes; j++)
+		if (t->nodes[j].type == DST_NODE_LOCAL && dev_storage(c, t->nodes[j].target) &&
+		    built_on(c, dev_storage(c, t->nodes[j].target), s, depth + 1))
+			return true;
+	return false;
+}
+
+/*
+ * Whether up acts on @s: all of them, or those that the storage or export
+ * @only needs.
+ */
+static bool storage_wanted(const struct dst_config *c, const char *only,
+			   const struct conf_storage *s)
+{
+	const struct conf_storage *root = NULL;
+	const struct conf_export *e;
+
+	if (!only)
+		return true;
+	root = config_storage(c, only);
+	e = config_export(c, only);
+	if (!root && e)
+		root = dev_storage(c, e->device);
+	return root && built_on(c, root, s, 0);
+}
+
+struct kernel_state {
+	struct storage_list sl;
+	struct export_list el;
+};
+
+static int kernel_state(struct kernel_state *k)
+{
+	struct dst_nl nl;
+	int ret = 0;
+
+	memset(k, 0, sizeof(*k));
+	if (dst_nl_open(&nl) < 0)
+		return -1;
+	if (status_dump(&nl, DST_CMD_STORAGE_GET, storage_list_cb, &k->sl) < 0 ||
+	    status_dump(&nl, DST_CMD_EXPORT_GET, export_list_cb, &k->el) < 0)
+		ret = -1;
+	dst_nl_close(&nl);
+	return ret;
+}
+
+static void kernel_state_free(struct kernel_state *k)
+{
+	storage_list_free(&k->sl);
+	free(k->el.v);
+}
+
+static const struct storage_info *running_storage(const struct kernel_state *k,
+						  const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < k->sl.n; i++)
+		if (!strcmp(k->sl.v[i].name, name))
+			return &k->sl.v[i];
+	return NULL;
+}
+
+static bool has_export(const struct kernel_state *k, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < k->el.n; i++)
+		if (!strcmp(k->el.v[i].name, name))
+			return true;
+	return false;
+}
+
+/* udev makes /dev/dst/NAME shortly after the start: wait for it. */
+static void wait_for_link(const char *dev)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 100 && stat(dev, &st) < 0; i++)
+		nanosleep(&ts, NULL);
+}
+
+static int storage_up(const struct dst_config *c, const struct conf_storage *s,
+		      const struct kernel_state *k)
+{
+	const struct storage_info *si = running_storage(k, s->name);
+	struct storage_args args = { 0 };
+	struct add_opts ao;
+	uint32_t id;
+	size_t j;
+
+	if (si && si->state == DST_STORAGE_RUNNING)
+		return EXIT_OK;
+	if (!si) {
+		args = (struct storage_args){
+			.alg = s->alg, .chunk_size = s->chunk_size,
+			.resync_min = s->resync_min, .resync_max = s->resync_max,
+			.bitmap = s->bitmap,
+		};
+		if (storage_request(DST_CMD_STORAGE_NEW, s->name, &args))
+			return EXIT_FAIL;
+		for (j = 0; j < s->nnodes; j++) {
+			memset(&ao, 0, sizeof(ao));
+			ao.name = s->name;
+			ao.type = s->nodes[j].type;
+			ao.target = s->nodes[j].target;
+			if (ao.type == DST_NODE_LOCAL) {
+				if (dev_storage(c, ao.target))
+					wait_for_link(ao.target);
+				ao.path = ao.target;
+			} else {
+				ao.addr = s->nodes[j].addr;
+				ao.addr_len = s->nodes[j].addr_len;
+				ao.ra = s->nodes[j].ra;
+			}
+			if (node_add(&ao, &id))
+				return EXIT_FAIL;
+		}
+		printf("%s: created with %zu node(s)\n", s->name, s->nnodes);
+	}
+	memset(&args, 0, sizeof(args));
+	if (storage_request(DST_CMD_STORAGE_START, s->name, &args))
+		return EXIT_FAIL;
+	printf("%s: started\n", s->name);
+	return EXIT_OK;
+}
+
+static int export_up(const struct dst_config *c, const struct conf_export *e,
+		     const struct kernel_state *k)
+{
+	struct export_opts eo = { 0 };
+
+	if (has_export(k, e->name))
+		return EXIT_OK;
+	if (dev_storage(c, e->device))
+		wait_for_link(e->device);
+	eo.name = e->name;
+	eo.device = e->device;
+	eo.listen = e->listen;
+	eo.addr = e->addr;
+	eo.addr_len = e->addr_len;
+	eo.read_only = e->read_only;
+	if (export_request(DST_CMD_EXPORT_NEW, &eo))
+		return EXIT_FAIL;
+	printf("%s: exported on %s\n", e->name, e->listen);
+	return EXIT_OK;
+}
+
+/* Load the config and the kernel's state, and order the storages. */
+static int conf_begin(const char *cmd, int argc, char *argv[], struct conf_opts *o,
+		      struct dst_config *c, struct kernel_state *k, size_t **order)
+{
+	int ret = conf_parse(cmd, argc, argv, o, false);
+
+	if (ret || o->help)
+		return ret;
+	if (config_load(o->file, c, stderr) < 0)
+		return EXIT_FAIL;
+	if (o->name && !config_storage(c, o->name) && !config_export(c, o->name)) {
+		fprintf(stderr, "%s: '%s' is not in %s\n", PROG, o->name, o->file);
+		config_free(c);
+		return EXIT_FAIL;
+	}
+	*order = calloc(c->nstorages ? c->nstorages : 1, sizeof(**order));
+	if (!*order || storage_order(c, *order) < 0 || kernel_state(k) < 0) {
+		free(*order);
+		config_free(c);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+int cmd_up(int argc, char *argv[])
+{
+	struct kernel_state k;
+	struct dst_config c;
+	struct conf_opts o;
+	size_t *order, i;
+	int ret;
+
+	ret = conf_begin("up", argc, argv, &o, &c, &k, &order);
+	if (ret || o.help)
+		return ret;
+	for (i = 0; i < c.nstorages && !ret; i++)
+		if (storage_wanted(&c, o.name, &c.storages[order[i]]))
+			ret = storage_up(&c, &c.storages[order[i]], &k);
+	for (i = 0; i < c.nexports && !ret; i++)
+		if (!o.name || !strcmp(o.name, c.exports[i].name) ||
+		    (config_storage(&c, o.name) &&
+		     dev_storage(&c, c.exports[i].device) == config_storage(&c, o.name)))
+			ret = export_up(&c, &c.exports[i], &k);
+	kernel_state_free(&k);
+	free(order);
+	config_free(&c);
+	return ret;
+}
+
+int cmd_down(int argc, char *argv[])
+{
+	const struct conf_storage *s;
+	struct export_opts eo;
+	struct kernel_state k;
+	struct dst_config c;
+	struct conf_opts o;
+	size_t *order, i;
+	int ret;
+
+	ret = conf_begin("down", argc, argv, &o, &c, &k, &order);
+	if (ret || o.help)
+		return ret;
+	/* Exports first, then storages, the last made first. */
+	for (i = c.nexports; i-- > 0 && !ret;) {
+		if (!has_export(&k, c.exports[i].name) ||
+		    (o.name && strcmp(o.name, c.exports[i].name) &&
+		     !(config_storage(&c, o.name) &&
+		       dev_storage(&c, c.exports[i].device) == config_storage(&c, o.name))))
+			continue;
+		memset(&eo, 0, sizeof(eo));
+		eo.name = c.exports[i].name;
+		ret = export_request(DST_CMD_EXPORT_DEL, &eo);
+		if (!ret)
+			printf("%s: unexported\n", eo.name);
+	}
+	for (i = c.nstorages; i-- > 0 && !ret;) {
+		s = &c.storages[order[i]];
+		if (!running_storage(&k, s->name) || (o.name && strcmp(o.name, s->name)))
+			continue;
+		ret = storage_request(DST_CMD_STORAGE_DEL, s->name, NULL);
+		if (!ret)
+			printf("%s: stopped and deleted\n", s->name);
+	}
+	kernel_state_free(&k);
+	free(order);
+	config_free(&c);
+	return ret;
+}

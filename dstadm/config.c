@@ -1,0 +1,774 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dstadm: the configuration file.  A tokenizer that knows lines and
+ * columns, a recursive-descent parser of storage and export blocks, and
+ * checks across them; nothing is kept from a file with an error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+
+enum tok { T_WORD, T_OPEN, T_CLOSE, T_NL, T_EOF };
+
+struct token {
+	enum tok type;
+	char text[PATH_MAX];
+	unsigned int line, col;
+};
+
+struct lexer {
+	const char *file;
+	const char *p, *end;
+	unsigned int line, col;
+	int depth;
+	struct dst_config *c;
+	FILE *err;
+};
+
+static int conf_error(struct lexer *lx, const struct token *t, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int conf_error(struct lexer *lx, const struct token *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(lx->err, "%s:%u:%u: ", lx->file, t ? t->line : lx->line,
+		t ? t->col : lx->col);
+	va_start(ap, fmt);
+	vfprintf(lx->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', lx->err);
+	return -1;
+}
+
+static const char *tok_name(const struct token *t)
+{
+	switch (t->type) {
+	case T_WORD:
+		return t->text;
+	case T_OPEN:
+		return "{";
+	case T_CLOSE:
+		return "}";
+	case T_NL:
+		return "end of line";
+	default:
+		return "end of file";
+	}
+}
+
+static void advance(struct lexer *lx)
+{
+	if (*lx->p == '\n') {
+		lx->line++;
+		lx->col = 1;
+	} else {
+		lx->col++;
+	}
+	lx->p++;
+}
+
+static bool word_char(char ch)
+{
+	return ch > ' ' && ch != 0x7f && ch != '{' && ch != '}' && ch != '#';
+}
+
+/* The next token: a word, a brace, an end of line or of file. */
+static int next(struct lexer *lx, struct token *t)
+{
+	size_t n = 0;
+
+	while (lx->p < lx->end && (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\r'))
+		advance(lx);
+	if (lx->p < lx->end && *lx->p == '#')
+		while (lx->p < lx->end && *lx->p != '\n')
+			advance(lx);
+	t->line = lx->line;
+	t->col = lx->col;
+	t->text[0] = 0;
+	if (lx->p >= lx->end) {
+		t->type = T_EOF;
+		return 0;
+	}
+	switch (*lx->p) {
+	case '\n':
+		t->type = T_NL;
+		advance(lx);
+		return 0;
+	case '{':
+		t->type = T_OPEN;
+		advance(lx);
+		return 0;
+	case '}':
+		t->type = T_CLOSE;
+		advance(lx);
+		return 0;
+	}
+	if (!word_char(*lx->p))
+		return conf_error(lx, t, "unexpected character 0x%02x",
+				  (unsigned char)*lx->p);
+	t->type = T_WORD;
+	while (lx->p < lx->end && word_char(*lx->p)) {
+		if (n + 1 >= sizeof(t->text))
+			return conf_error(lx, t, "word longer than %zu characters",
+					  sizeof(t->text) - 1);
+		t->text[n++] = *lx->p;
+		advance(lx);
+	}
+	t->text[n] = 0;
+	return 0;
+}
+
+/* A word for @what: the next token must be one. */
+static int expect_word(struct lexer *lx, struct token *t, const char *what)
+{
+	if (next(lx, t) < 0)
+		return -1;
+	if (t->type != T_WORD)
+		return conf_error(lx, t, "expected %s, found %s", what, tok_name(t));
+	return 0;
+}
+
+/* The end of a statement: end of line or of file. */
+static int expect_end(struct lexer *lx, const char *after)
+{
+	struct token t;
+
+	if (next(lx, &t) < 0)
+		return -1;
+	if (t.type != T_NL && t.type != T_EOF)
+		return conf_error(lx, &t, "expected end of line after %s, found '%s'",
+				  after, tok_name(&t));
+	return 0;
+}
+
+static bool name_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (!n || n >= DST_NAME_MAX || s[0] == '.' || s[0] == '-')
+		return false;
+	for (i = 0; i < n; i++)
+		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= 'A' && s[i] <= 'Z') &&
+		    !(s[i] >= '0' && s[i] <= '9') && !strchr("_.-", s[i]))
+			return false;
+	return true;
+}
+
+static int expect_name(struct lexer *lx, struct token *t, const char *what)
+{
+	if (expect_word(lx, t, what) < 0)
+		return -1;
+	if (!name_ok(t->text))
+		return conf_error(lx, t, "invalid name '%s': 1 to %d of A-Z a-z 0-9 _ . -, not starting with . or -",
+				  t->text, DST_NAME_MAX - 1);
+	return 0;
+}
+
+static int expect_path(struct lexer *lx, struct token *t, const char *what)
+{
+	if (expect_word(lx, t, what) < 0)
+		return -1;
+	if (t->text[0] != '/')
+		return conf_error(lx, t, "expected %s (an absolute path), found '%s'",
+				  what, t->text);
+	return 0;
+}
+
+static int expect_open(struct lexer *lx, const char *what)
+{
+	struct token t;
+
+	if (next(lx, &t) < 0)
+		return -1;
+	if (t.type != T_OPEN)
+		return conf_error(lx, &t, "expected '{' after %s, found %s", what,
+				  tok_name(&t));
+	return expect_end(lx, "'{'");
+}
+
+static char *xstrdup(struct lexer *lx, const struct token *t)
+{
+	char *s = strdup(t->text);
+
+	if (!s)
+		conf_error(lx, t, "out of memory");
+	return s;
+}
+
+/* Room for one more element of an array of @size bytes each. */
+static void *grow(void *arr, size_t n, size_t size)
+{
+	void *p = realloc(arr, (n + 1) * size);
+
+	if (p)
+		memset((char *)p + n * size, 0, size);
+	return p;
+}
+
+static int size_arg(struct lexer *lx, struct token *t, const char *key,
+		    uint64_t min, uint64_t max, bool pow2, uint64_t *v)
+{
+	if (expect_word(lx, t, "a size") < 0)
+		return -1;
+	if (parse_size(t->text, v) < 0 || *v < min || *v > max ||
+	    (pow2 && (*v & (*v - 1))))
+		return conf_error(lx, t, "invalid %s '%s'%s", key, t->text,
+				  pow2 ? ": a power of two from 4K to 1G" :
+					 ": bytes per second from 1K, e.g. 50M");
+	return 0;
+}
+
+static int seconds_arg(struct lexer *lx, struct token *t, const char *key,
+		       unsigned long min, unsigned long max, uint32_t *v)
+{
+	if (expect_word(lx, t, "a number of seconds") < 0)
+		return -1;
+	if (parse_seconds(t->text, min, max, v) < 0)
+		return conf_error(lx, t, "invalid %s '%s': seconds from %lu to %lu",
+				  key, t->text, min, max);
+	return 0;
+}
+
+/* node local PATH | node remote ADDR:PORT [timeout S] [dead-timeout S] [reconnect-max S] */
+static int parse_node(struct lexer *lx, struct conf_storage *s)
+{
+	struct conf_node *n;
+	struct token t;
+
+	if (expect_word(lx, &t, "'local' or 'remote'") < 0)
+		return -1;
+	if (strcmp(t.text, "local") && strcmp(t.text, "remote"))
+		return conf_error(lx, &t, "expected 'local' or 'remote', found '%s'", t.text);
+	n = grow(s->nodes, s->nnodes, sizeof(*n));
+	if (!n)
+		return conf_error(lx, &t, "out of memory");
+	s->nodes = n;
+	n = &s->nodes[s->nnodes++];
+	if (!strcmp(t.text, "local")) {
+		n->type = DST_NODE_LOCAL;
+		if (expect_path(lx, &t, "a device") < 0)
+			return -1;
+		n->target = xstrdup(lx, &t);
+		if (!n->target)
+			return -1;
+		return expect_end(lx, "a local node");
+	}
+	n->type = DST_NODE_REMOTE;
+	if (expect_word(lx, &t, "ADDR:PORT") < 0)
+		return -1;
+	if (parse_addr(t.text, &n->addr, &n->addr_len) < 0)
+		return conf_error(lx, &t, "invalid address '%s': expected IPV4:PORT or [IPV6]:PORT",
+				  t.text);
+	n->target = xstrdup(lx, &t);
+	if (!n->target)
+		return -1;
+	for (;;) {
+		if (next(lx, &t) < 0)
+			return -1;
+		if (t.type == T_NL || t.type == T_EOF)
+			return 0;
+		if (t.type != T_WORD)
+			return conf_error(lx, &t, "expected an option of the remote node, found %s",
+					  tok_name(&t));
+		if (!strcmp(t.text, "timeout")) {
+			if (seconds_arg(lx, &t, "timeout", 1, DSTADM_MAX_TIMEOUT,
+					&n->ra.timeout) < 0)
+				return -1;
+		} else if (!strcmp(t.text, "dead-timeout")) {
+			if (seconds_arg(lx, &t, "dead timeout", 0, DSTADM_MAX_TIMEOUT,
+					&n->ra.dead_timeout) < 0)
+				return -1;
+			n->ra.has_dead_timeout = true;
+		} else if (!strcmp(t.text, "reconnect-max")) {
+			if (seconds_arg(lx, &t, "reconnect interval", 1,
+					DSTADM_MAX_RECONNECT, &n->ra.reconnect_max) < 0)
+				return -1;
+		} else {
+			return conf_error(lx, &t, "unknown option '%s' of a remote node: expected timeout, dead-timeout or reconnect-max",
+					  t.text);
+		}
+	}
+}
+
+/* Where a mirror-only option was given, to refuse it on linear. */
+struct mirror_only {
+	struct token at;
+	bool given;
+};
+
+static int parse_storage(struct lexer *lx, const struct token *kw)
+{
+	struct mirror_only mo = { .given = false };
+	struct dst_config *c = lx->c;
+	struct conf_storage *s;
+	struct token t, name;
+	uint64_t v;
+
+	if (expect_name(lx, &name, "a storage name") < 0 || expect_open(lx, "the storage name") < 0)
+		return -1;
+	s = grow(c->storages, c->nstorages, sizeof(*s));
+	if (!s)
+		return conf_error(lx, &name, "out of memory");
+	c->storages = s;
+	s = &c->storages[c->nstorages++];
+	strcpy(s->name, name.text);
+	s->file = lx->file;
+	s->line = kw->line;
+	for (;;) {
+		if (next(lx, &t) < 0)
+			return -1;
+		if (t.type == T_NL)
+			continue;
+		if (t.type == T_CLOSE)
+			break;
+		if (t.type != T_WORD)
+			return conf_error(lx, &t, "expected a setting of storage '%s' or '}', found %s",
+					  s->name, tok_name(&t));
+		if (!strcmp(t.text, "alg")) {
+			if (s->alg[0])
+				return conf_error(lx, &t, "'alg' given twice");
+			if (expect_word(lx, &t, "an algorithm") < 0)
+				return -1;
+			if (strcmp(t.text, "linear") && strcmp(t.text, "mirror"))
+				return conf_error(lx, &t, "unknown algorithm '%s': expected linear or mirror",
+						  t.text);
+			strcpy(s->alg, t.text);
+		} else if (!strcmp(t.text, "chunk-size")) {
+			mo = (struct mirror_only){ t, true };
+			if (size_arg(lx, &t, "chunk size", DST_CHUNK_MIN, DST_CHUNK_MAX, true, &v) < 0)
+				return -1;
+			s->chunk_size = (uint32_t)v;
+		} else if (!strcmp(t.text, "resync-min")) {
+			mo = (struct mirror_only){ t, true };
+			if (size_arg(lx, &t, "resync-min", 1024, (uint64_t)UINT32_MAX << 10,
+				     false, &v) < 0)
+				return -1;
+			s->resync_min = (uint32_t)(v >> 10);
+		} else if (!strcmp(t.text, "resync-max")) {
+			mo = (struct mirror_only){ t, true };
+			if (size_arg(lx, &t, "resync-max", 1024, (uint64_t)UINT32_MAX << 10,
+				     false, &v) < 0)
+				return -1;
+			s->resync_max = (uint32_t)(v >> 10);
+		} else if (!strcmp(t.text, "bitmap")) {
+			mo = (struct mirror_only){ t, true };
+			if (s->bitmap)
+				return conf_error(lx, &t, "'bitmap' given twice");
+			if (expect_path(lx, &t, "a bitmap file or device") < 0)
+				return -1;
+			if (strlen(t.text) >= DST_BITMAP_PATH_MAX)
+				return conf_error(lx, &t, "bitmap path longer than %d characters",
+						  DST_BITMAP_PATH_MAX - 1);
+			s->bitmap = xstrdup(lx, &t);
+			if (!s->bitmap)
+				return -1;
+		} else if (!strcmp(t.text, "node")) {
+			if (parse_node(lx, s) < 0)
+				return -1;
+			continue;
+		} else {
+			return conf_error(lx, &t, "unknown setting '%s' of a storage: expected alg, chunk-size, resync-min, resync-max, bitmap or node",
+					  t.text);
+		}
+		if (expect_end(lx, mo.given ? mo.at.text : "'alg'") < 0)
+			return -1;
+	}
+	if (expect_end(lx, "'}'") < 0)
+		return -1;
+	if (!s->alg[0])
+		return conf_error(lx, &name, "storage '%s' has no 'alg'", s->name);
+	if (!s->nnodes)
+		return conf_error(lx, &name, "storage '%s' has no node", s->name);
+	if (mo.given && strcmp(s->alg, "mirror"))
+		return conf_error(lx, &mo.at, "'%s' is for mirrors, and storage '%s' is %s",
+				  mo.at.text, s->name, s->alg);
+	return 0;
+}
+
+static int parse_export(struct lexer *lx, const struct token *kw)
+{
+	struct dst_config *c = lx->c;
+	struct conf_export *e;
+	struct token t, name;
+
+	if (expect_name(lx, &name, "an export name") < 0 || expect_open(lx, "the export name") < 0)
+		return -1;
+	e = grow(c->exports, c->nexports, sizeof(*e));
+	if (!e)
+		return conf_error(lx, &name, "out of memory");
+	c->exports = e;
+	e = &c->exports[c->nexports++];
+	strcpy(e->name, name.text);
+	e->file = lx->file;
+	e->line = kw->line;
+	for (;;) {
+		if (next(lx, &t) < 0)
+			return -1;
+		if (t.type == T_NL)
+			continue;
+		if (t.type == T_CLOSE)
+			break;
+		if (t.type != T_WORD)
+			return conf_error(lx, &t, "expected a setting of export '%s' or '}', found %s",
+					  e->name, tok_name(&t));
+		if (!strcmp(t.text, "device")) {
+			if (e->device)
+				return conf_error(lx, &t, "'device' given twice");
+			if (expect_path(lx, &t, "a block device") < 0)
+				return -1;
+			e->device = xstrdup(lx, &t);
+			if (!e->device)
+				return -1;
+		} else if (!strcmp(t.text, "listen")) {
+			if (e->listen)
+				return conf_error(lx, &t, "'listen' given twice");
+			if (expect_word(lx, &t, "ADDR:PORT") < 0)
+				return -1;
+			if (parse_addr(t.text, &e->addr, &e->addr_len) < 0)
+				return conf_error(lx, &t, "invalid address '%s': expected IPV4:PORT or [IPV6]:PORT",
+						  t.text);
+			e->listen = xstrdup(lx, &t);
+			if (!e->listen)
+				return -1;
+		} else if (!strcmp(t.text, "read-only")) {
+			e->read_only = true;
+		} else {
+			return conf_error(lx, &t, "unknown setting '%s' of an export: expected device, listen or read-only",
+					  t.text);
+		}
+		if (expect_end(lx, t.text) < 0)
+			return -1;
+	}
+	if (expect_end(lx, "'}'") < 0)
+		return -1;
+	if (!e->device)
+		return conf_error(lx, &name, "export '%s' has no 'device'", e->name);
+	if (!e->listen)
+		return conf_error(lx, &name, "export '%s' has no 'listen'", e->name);
+	return 0;
+}
+
+static int load_file(struct dst_config *c, const char *path, int depth,
+		     FILE *err, const char *from, const struct token *at);
+static int parse_buf(struct dst_config *c, const char *name, const char *buf,
+		     size_t len, int depth, FILE *err);
+
+/* include PATTERN: glob(3), relative to the including file's directory. */
+static int parse_include(struct lexer *lx)
+{
+	char pattern[PATH_MAX], dir[PATH_MAX], *slash;
+	struct token t;
+	glob_t g;
+	size_t i;
+	int ret;
+
+	if (expect_word(lx, &t, "a file or pattern to include") < 0 ||
+	    expect_end(lx, "the file to include") < 0)
+		return -1;
+	if (lx->depth < 0)
+		return conf_error(lx, &t, "include is read only from files");
+	if (lx->depth >= CONF_MAX_INCLUDE_DEPTH)
+		return conf_error(lx, &t, "includes nested more than %d deep",
+				  CONF_MAX_INCLUDE_DEPTH);
+	snprintf(dir, sizeof(dir), "%s", lx->file);
+	slash = strrchr(dir, '/');
+	if (t.text[0] == '/' || !slash)
+		ret = snprintf(pattern, sizeof(pattern), "%s", t.text);
+	else
+		ret = snprintf(pattern, sizeof(pattern), "%.*s/%s",
+			       (int)(slash - dir), dir, t.text);
+	if (ret < 0 || (size_t)ret >= sizeof(pattern))
+		return conf_error(lx, &t, "path to include too long");
+	ret = glob(pattern, 0, NULL, &g);
+	if (ret == GLOB_NOMATCH)
+		return 0;
+	if (ret)
+		return conf_error(lx, &t, "cannot list '%s'", pattern);
+	ret = 0;
+	for (i = 0; i < g.gl_pathc && !ret; i++)
+		ret = load_file(lx->c, g.gl_pathv[i], lx->depth + 1, lx->err,
+				lx->file, &t);
+	globfree(&g);
+	return ret;
+}
+
+static int parse_buf(struct dst_config *c, const char *name, const char *buf,
+		     size_t len, int depth, FILE *err)
+{
+	struct lexer lx = {
+		.p = buf, .end = buf + len, .line = 1, .col = 1,
+		.depth = depth, .c = c, .err = err,
+	};
+	struct token t;
+	char **files, *copy;
+
+	files = realloc(c->files, (c->nfiles + 1) * sizeof(*files));
+	copy = strdup(name);
+	if (!files || !copy) {
+		free(copy);
+		if (files)
+			c->files = files;
+		fprintf(err, "%s: out of memory\n", name);
+		return -1;
+	}
+	c->files = files;
+	c->files[c->nfiles++] = copy;
+	lx.file = copy;
+
+	if (memchr(buf, 0, len)) {
+		for (copy = memchr(buf, 0, len); buf < copy; buf++) {
+			lx.col = *buf == '\n' ? 1 : lx.col + 1;
+			lx.line += *buf == '\n';
+		}
+		return conf_error(&lx, NULL, "a NUL byte: not a text file");
+	}
+	for (;;) {
+		if (next(&lx, &t) < 0)
+			return -1;
+		if (t.type == T_EOF)
+			return 0;
+		if (t.type == T_NL)
+			continue;
+		if (t.type == T_WORD && !strcmp(t.text, "storage")) {
+			if (parse_storage(&lx, &t) < 0)
+				return -1;
+		} else if (t.type == T_WORD && !strcmp(t.text, "export")) {
+			if (parse_export(&lx, &t) < 0)
+				return -1;
+		} else if (t.type == T_WORD && !strcmp(t.text, "include")) {
+			if (parse_include(&lx) < 0)
+				return -1;
+		} else {
+			return conf_error(&lx, &t, "expected 'storage', 'export' or 'include', found %s%s%s",
+					  t.type == T_WORD ? "'" : "", tok_name(&t),
+					  t.type == T_WORD ? "'" : "");
+		}
+	}
+}
+
+static int load_file(struct dst_config *c, const char *path, int depth,
+		     FILE *err, const char *from, const struct token *at)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > CONF_MAX_FILE_SIZE) {
+		if (from)
+			fprintf(err, "%s:%u:%u: ", from, at->line, at->col);
+		if (fd >= 0 && !S_ISREG(st.st_mode))
+			fprintf(err, "%s: not a regular file\n", path);
+		else if (fd >= 0)
+			fprintf(err, "%s: larger than %d bytes\n", path, CONF_MAX_FILE_SIZE);
+		else
+			fprintf(err, "%s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	buf = malloc(st.st_size + 1);
+	n = buf ? read(fd, buf, st.st_size) : -1;
+	close(fd);
+	if (n != st.st_size) {
+		fprintf(err, "%s: cannot read it\n", path);
+		free(buf);
+		return -1;
+	}
+	ret = parse_buf(c, path, buf, n, depth, err);
+	free(buf);
+	return ret;
+}
+
+/* Checks across the whole config: unique names, devices and addresses. */
+static int check_all(struct dst_config *c, FILE *err)
+{
+	size_t i, j, k, l;
+
+	for (i = 0; i < c->nstorages; i++) {
+		for (j = 0; j < i; j++)
+			if (!strcmp(c->storages[i].name, c->storages[j].name)) {
+				fprintf(err, "%s:%u: storage '%s' defined again (first at %s:%u)\n",
+					c->storages[i].file, c->storages[i].line,
+					c->storages[i].name, c->storages[j].file,
+					c->storages[j].line);
+				return -1;
+			}
+		for (k = 0; k < c->storages[i].nnodes; k++)
+			for (j = 0; j <= i; j++)
+				for (l = 0; l < (j == i ? k : c->storages[j].nnodes); l++)
+					if (c->storages[i].nodes[k].type == DST_NODE_LOCAL &&
+					    c->storages[j].nodes[l].type == DST_NODE_LOCAL &&
+					    !strcmp(c->storages[i].nodes[k].target,
+						    c->storages[j].nodes[l].target)) {
+						fprintf(err, "%s:%u: storage '%s': device %s is already a node of storage '%s'\n",
+							c->storages[i].file, c->storages[i].line,
+							c->storages[i].name,
+							c->storages[i].nodes[k].target,
+							c->storages[j].name);
+						return -1;
+					}
+	}
+	for (i = 0; i < c->nexports; i++)
+		for (j = 0; j < i; j++) {
+			if (!strcmp(c->exports[i].name, c->exports[j].name)) {
+				fprintf(err, "%s:%u: export '%s' defined again (first at %s:%u)\n",
+					c->exports[i].file, c->exports[i].line,
+					c->exports[i].name, c->exports[j].file,
+					c->exports[j].line);
+				return -1;
+			}
+			if (c->exports[i].addr_len == c->exports[j].addr_len &&
+			    !memcmp(&c->exports[i].addr, &c->exports[j].addr,
+				    c->exports[i].addr_len)) {
+				fprintf(err, "%s:%u: export '%s' listens on %s, as export '%s' does\n",
+					c->exports[i].file, c->exports[i].line,
+					c->exports[i].name, c->exports[i].listen,
+					c->exports[j].name);
+				return -1;
+			}
+		}
+	return 0;
+}
+
+void config_free(struct dst_config *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->nstorages; i++) {
+		for (j = 0; j < c->storages[i].nnodes; j++)
+			free(c->storages[i].nodes[j].target);
+		free(c->storages[i].nodes);
+		free(c->storages[i].bitmap);
+	}
+	free(c->storages);
+	for (i = 0; i < c->nexports; i++) {
+		free(c->exports[i].device);
+		free(c->exports[i].listen);
+	}
+	free(c->exports);
+	for (i = 0; i < c->nfiles; i++)
+		free(c->files[i]);
+	free(c->files);
+	memset(c, 0, sizeof(*c));
+}
+
+static int finish(struct dst_config *c, int ret, FILE *err)
+{
+	if (!ret)
+		ret = check_all(c, err);
+	if (ret) {
+		config_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+int config_load(const char *path, struct dst_config *c, FILE *err)
+{
+	memset(c, 0, sizeof(*c));
+	return finish(c, load_file(c, path, 0, err, NULL, NULL), err);
+}
+
+int config_parse(const char *name, const char *buf, size_t len,
+		 struct dst_config *c, FILE *err)
+{
+	memset(c, 0, sizeof(*c));
+	return finish(c, parse_buf(c, name, buf, len, -1, err), err);
+}
+
+const struct conf_storage *config_storage(const struct dst_config *c,
+					  const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nstorages; i++)
+		if (!strcmp(c->storages[i].name, name))
+			return &c->storages[i];
+	return NULL;
+}
+
+const struct conf_export *config_export(const struct dst_config *c,
+					const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nexports; i++)
+		if (!strcmp(c->exports[i].name, name))
+			return &c->exports[i];
+	return NULL;
+}
+
+/* A size with the largest suffix that divides it. */
+static void print_size(FILE *f, uint64_t v)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (v && !(v & 1023) && u < 3) {
+		v >>= 10;
+		u++;
+	}
+	if (u < 0)
+		fprintf(f, "%llu", (unsigned long long)v);
+	else
+		fprintf(f, "%llu%c", (unsigned long long)v, units[u]);
+}
+
+void config_dump(FILE *f, const struct dst_config *c)
+{
+	const struct conf_storage *s;
+	const struct conf_node *n;
+	size_t i, j;
+
+	for (i = 0; i < c->nstorages; i++) {
+		s = &c->storages[i];
+		fprintf(f, "%sstorage %s {\n\talg %s\n", i ? "\n" : "", s->name, s->alg);
+		if (s->chunk_size) {
+			fputs("\tchunk-size ", f);
+			print_size(f, s->chunk_size);
+			fputc('\n', f);
+		}
+		if (s->resync_min) {
+			fputs("\tresync-min ", f);
+			print_size(f, (uint64_t)s->resync_min << 10);
+			fputc('\n', f);
+		}
+		if (s->resync_max) {
+			fputs("\tresync-max ", f);
+			print_size(f, (uint64_t)s->resync_max << 10);
+			fputc('\n', f);
+		}
+		if (s->bitmap)
+			fprintf(f, "\tbitmap %s\n", s->bitmap);
+		for (j = 0; j < s->nnodes; j++) {
+			n = &s->nodes[j];
+			fprintf(f, "\tnode %s %s", n->type == DST_NODE_LOCAL ? "local" : "remote",
+				n->target);
+			if (n->ra.timeout)
+				fprintf(f, " timeout %u", n->ra.timeout);
+			if (n->ra.has_dead_timeout)
+				fprintf(f, " dead-timeout %u", n->ra.dead_timeout);
+			if (n->ra.reconnect_max)
+				fprintf(f, " reconnect-max %u", n->ra.reconnect_max);
+			fputc('\n', f);
+		}
+		fputs("}\n", f);
+	}
+	for (i = 0; i < c->nexports; i++)
+		fprintf(f, "%sexport %s {\n\tdevice %s\n\tlisten %s\n%s}\n",
+			i || c->nstorages ? "\n" : "", c->exports[i].name,
+			c->exports[i].device, c->exports[i].listen,
+			c->exports[i].read_only ? "\tread-only\n" : "");
+}
