@@ -19,6 +19,7 @@
 
 struct conf_opts {
 	bool help;
+	bool nothing;			/* up, down: nothing configured */
 	const char *file;
 	const char *name;
 };
@@ -324,6 +325,12 @@ static int conf_begin(const char *cmd, int argc, char *argv[], struct conf_opts 
 		return ret;
 	if (config_load(o->file, c, stderr) < 0)
 		return EXIT_FAIL;
+	/* Nothing configured: nothing to ask the kernel, which may lack dst. */
+	if (!c->nstorages && !c->nexports && !o->name) {
+		config_free(c);
+		o->nothing = true;
+		return EXIT_OK;
+	}
 	if (o->name && !config_storage(c, o->name) && !config_export(c, o->name)) {
 		fprintf(stderr, "%s: '%s' is not in %s\n", PROG, o->name, o->file);
 		config_free(c);
@@ -347,7 +354,7 @@ int cmd_up(int argc, char *argv[])
 	int ret;
 
 	ret = conf_begin("up", argc, argv, &o, &c, &k, &order);
-	if (ret || o.help)
+	if (ret || o.help || o.nothing)
 		return ret;
 	for (i = 0; i < c.nstorages && !ret; i++)
 		if (storage_wanted(&c, o.name, &c.storages[order[i]]))
@@ -374,7 +381,7 @@ int cmd_down(int argc, char *argv[])
 	int ret;
 
 	ret = conf_begin("down", argc, argv, &o, &c, &k, &order);
-	if (ret || o.help)
+	if (ret || o.help || o.nothing)
 		return ret;
 	/* Exports first, then storages, the last made first. */
 	for (i = c.nexports; i-- > 0 && !ret;) {

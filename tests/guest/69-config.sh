@@ -1,0 +1,104 @@
+#!/bin/bash
+# /etc/dst.conf at work: check-config and dump read it; up creates, fills
+# and starts what it describes in dependency order (a linear storage on
+# the mirror's /dev/dst/m after the mirror, the export of the linear one
+# last), whatever the order in the file, and a second up changes nothing;
+# data written through the top lands on the mirror's legs; down removes
+# it all in the reverse order; up NAME and down NAME act on NAME and what
+# it needs; an invalid file is refused with file, line and column, and
+# nothing of it is applied.
+set -euo pipefail
+# shellcheck source=tests/guest/mirror-lib.sh
+source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
+
+CONF=/tmp/dst-test.conf
+cleanup() {
+	set +e
+	dstadm down -c "$CONF" >/dev/null 2>&1
+	udevadm control --exit 2>/dev/null
+	rm -f /etc/udev/rules.d/60-dst.rules
+	mirror_cleanup
+}
+trap cleanup EXIT
+
+mirror_setup 3 32
+cp "$DST_ROOT/dstadm/60-dst.rules" /etc/udev/rules.d/
+/lib/systemd/systemd-udevd --daemon
+udevadm settle -t 30
+rm -f /tmp/dst-m.bitmap
+cat >"$CONF" <<'CONF'
+# The top first: up puts it in order.
+storage l {
+	alg linear
+	node local /dev/dst/m	# the mirror below
+	node local /dev/ram2
+}
+
+storage m {
+	alg mirror
+	chunk-size 1M
+	bitmap /tmp/dst-m.bitmap
+	node local /dev/ram0
+	node local /dev/ram1
+}
+
+export lx {
+	device /dev/dst/l
+	listen 127.0.0.1:7700
+}
+CONF
+
+expect_ok dstadm check-config "$CONF"
+dstadm dump -c "$CONF" | grep -q "^	node local /dev/dst/m$" || fail "dump lacks the node /dev/dst/m"
+out=$(bounded 120 dstadm up -c "$CONF") || fail "up failed: $out"
+echo "$out"
+order=$(tr '\n' ' ' <<<"$out")
+[[ "$order" == "m: created with 2 node(s) m: started l: created with 2 node(s) l: started lx: exported on 127.0.0.1:7700 " ]] ||
+	fail "up did not go in dependency order: $order"
+[[ "$(storage_field m state)" == running && "$(storage_field l state)" == running ]] ||
+	fail "m and l are not running"
+[[ "$(export_field lx device)" == /dev/dst/l ]] || fail "lx does not serve /dev/dst/l"
+[[ "$(storage_field m bitmap)" == /tmp/dst-m.bitmap ]] || fail "m has not its bitmap"
+out=$(bounded 60 dstadm up -c "$CONF") || fail "second up failed"
+[[ -z "$out" ]] || fail "a second up changed something: $out"
+wait_in_sync m
+
+# Through the top to the legs.
+expect_ok dd if=/dev/urandom of=/tmp/data bs=1M count=8 status=none
+expect_ok dd if=/tmp/data of=/dev/dst/l bs=1M oflag=direct status=none
+want=$(file_sha /tmp/data)
+for leg in /dev/ram0 /dev/ram1; do
+	[[ "$(dev_sha "$leg" 8)" == "$want" ]] || fail "$leg lacks the data written through l"
+done
+
+out=$(bounded 120 dstadm down -c "$CONF") || fail "down failed: $out"
+order=$(tr '\n' ' ' <<<"$out")
+[[ "$order" == "lx: unexported l: stopped and deleted m: stopped and deleted " ]] ||
+	fail "down did not go in reverse order: $order"
+[[ "$(status_json | jq '(.storages | length) + (.exports | length)')" == 0 ]] ||
+	fail "down left something"
+
+# One storage, then an export and what it needs; the mirror now starts
+# clean from its bitmap.
+out=$(bounded 60 dstadm up m -c "$CONF") || fail "up m failed"
+[[ "$(status_json | jq -r '[.storages[].name] | join(" ")')" == m ]] || fail "up m made more than m"
+[[ "$(storage_field m started)" == clean ]] || fail "m did not start clean from its bitmap"
+out=$(bounded 60 dstadm up lx -c "$CONF") || fail "up lx failed"
+[[ "$out" == *"l: started"*"lx: exported"* ]] || fail "up lx did not make l and lx: $out"
+out=$(bounded 60 dstadm down l -c "$CONF") || fail "down l failed"
+[[ "$(status_json | jq -r '[.storages[].name] | join(" ")')" == m ]] || fail "down l left other than m"
+[[ "$(status_json | jq '.exports | length')" == 0 ]] || fail "down l left lx"
+expect_ok bounded 60 dstadm down -c "$CONF"
+
+# Invalid: nothing applied, the place named.
+cp "$CONF" /tmp/bad.conf
+printf 'storage z {\n\talg linear\n\tnode local /dev/ram2 extra\n}\n' >>/tmp/bad.conf
+out=$(bounded 60 dstadm up -c /tmp/bad.conf 2>&1) && fail "up took an invalid config"
+[[ "$out" == *"/tmp/bad.conf:22:23: expected end of line after a local node, found 'extra'"* ]] ||
+	fail "no file:line:column in: $out"
+[[ "$(status_json | jq '(.storages | length) + (.exports | length)')" == 0 ]] ||
+	fail "an invalid config was partly applied"
+expect_rc 1 dstadm check-config /tmp/bad.conf
+expect_rc 1 dstadm up nosuch -c "$CONF"
+expect_rc 1 dstadm check-config /nonexistent.conf
+nothing_left
