@@ -18,7 +18,7 @@
 
 #include "mirror.h"
 
-#define DST_RESYNC_PIECE	SZ_256K
+#define DST_RESYNC_PIECE	DST_MAX_REQUEST	/* a region of 1 MiB in one request */
 #define DST_RESYNC_PAGES	(DST_RESYNC_PIECE >> PAGE_SHIFT)
 
 /**
@@ -235,7 +235,7 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 	unsigned long targets = 0, failed;
 	struct bio_list deferred;
 	struct dst_leg *src, *leg;
-	unsigned int i, len, epoch;
+	unsigned int i, len, epoch, piece;
 	bool copied = true;
 	struct bio *bio;
 
@@ -256,9 +256,11 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 
 	wait_event(ms->drain, dst_resync_drained(ms, epoch));
 
+	/* Pieces no larger than any leg takes (a new leg takes as much). */
+	piece = min_t(u32, DST_RESYNC_PIECE, ms->st->limits.max_request);
 	for (sector = start; sector < end && targets; sector += len >> SECTOR_SHIFT) {
 		len = min_t(sector_t, end - sector,
-			    DST_RESYNC_PIECE >> SECTOR_SHIFT) << SECTOR_SHIFT;
+			    piece >> SECTOR_SHIFT) << SECTOR_SHIFT;
 		if (dst_resync_io(rs, BIT(src->idx), REQ_OP_READ, sector, len)) {
 			dst_resync_fail(ms, BIT(src->idx), "resync read");
 			/* The last leg in sync cannot feed the others. */

@@ -8,6 +8,7 @@
 #                                  without glob characters it matches as a substring)
 #   tests/run.sh multi [PATTERN]   the multi-host tier: guests A, B and C on a
 #                                  sealed network, tests/multi/NN-*.sh on A
+#   tests/run.sh pkg               the .debs installed in a Debian guest (tests/lib/pkg.sh)
 #   tests/run.sh bench             fio on brd, dst and nbd in one guest (no pass/fail)
 #   tests/run.sh image             build the guest image if needed, print its dir
 # Env: KVER, DST_KO (module to test, default src/dst.ko), DST_GUEST_TIMEOUT
@@ -24,6 +25,8 @@ LIB=$ROOT/tests/lib
 source "$LIB/vm.sh"
 # shellcheck source=tests/lib/multi.sh
 source "$LIB/multi.sh"
+# shellcheck source=tests/lib/pkg.sh
+source "$LIB/pkg.sh"
 
 die() {
 	echo "run.sh: $*" >&2
@@ -132,18 +135,20 @@ build() {
 
 # Every host and guest test; the last line counts them all.
 cmd_all() {
-	local pattern=${1:-} hp=0 hf=0 gp=0 gf=0 mp=0 mf=0 rc=0
-	rm -f "$ROOT"/tests/out/{host,guest,multi}/counts
+	local pattern=${1:-} hp=0 hf=0 gp=0 gf=0 mp=0 mf=0 pp=0 pf=0 rc=0
+	rm -f "$ROOT"/tests/out/{host,guest,multi,pkg}/counts
 	build
 	"$ROOT/tests/host.sh" || rc=1
 	cmd_guest "$pattern" || rc=1
 	if [[ -z "$pattern" ]]; then
 		cmd_multi || rc=1
 		read -r mp mf <"$ROOT/tests/out/multi/counts" || mf=1
+		cmd_pkg || rc=1
+		read -r pp pf <"$ROOT/tests/out/pkg/counts" || pf=1
 	fi
 	read -r hp hf <"$ROOT/tests/out/host/counts" || hf=1
 	read -r gp gf <"$ROOT/tests/out/guest/counts" || gf=1
-	echo "$((hp + gp + mp)) passed, $((hf + gf + mf)) failed"
+	echo "$((hp + gp + mp + pp)) passed, $((hf + gf + mf + pf)) failed"
 	return $rc
 }
 
@@ -156,6 +161,16 @@ cmd_guest() {
 	boot_guest "$out" test "${DST_GUEST_TIMEOUT:-1500}" "${extra[@]}" && finished=1
 	echo "guest: run took $((SECONDS - start)) s"
 	report "$out" "$finished"
+}
+
+# The package test: tests/lib/pkg.sh.
+cmd_pkg() {
+	"$LIB/deps.sh"
+	KVER=$("$LIB/kver.sh")
+	local start=$SECONDS rc=0
+	pkg_run "$ROOT/tests/out/pkg" || rc=$?
+	echo "pkg: took $((SECONDS - start)) s"
+	return $rc
 }
 
 # The multi-host tier: tests/lib/multi.sh.
@@ -215,6 +230,9 @@ main() {
 		shift
 		cmd_multi "$@"
 		;;
+	pkg)
+		cmd_pkg
+		;;
 	bench)
 		shift
 		cmd_bench "$@"
@@ -224,7 +242,7 @@ main() {
 		"$LIB/image.sh" "$("$LIB/kver.sh")"
 		;;
 	*)
-		echo "usage: $0 all [PATTERN] | guest [PATTERN] | multi [PATTERN] | bench | image" >&2
+		echo "usage: $0 all [PATTERN] | guest [PATTERN] | multi [PATTERN] | pkg | bench | image" >&2
 		exit 2
 		;;
 	esac

@@ -16,7 +16,9 @@
 # and --resync-max, md speed_limit_min and _max), so that each lasts about
 # 5 s, and fio 4 KiB random read/write (QD 8) on the array for 3 s from
 # the moment the leg is back: the application's MB/s during the resync,
-# and the ratio dst / md (higher is better). The legs are new ram disks,
+# then the same for 3 s after it, and the share kept during the resync,
+# dst against md (higher is better; the MB/s differ: dst's second leg is
+# remote over loopback, md's a local ram disk). The legs are new ram disks,
 # all zeros, so --assume-clean is the truth.
 # Output: $DST_RESULTS/bench-resync.txt
 set -euo pipefail
@@ -57,16 +59,17 @@ if grep -q '^brd ' /proc/modules; then rmmod brd; fi
 ip link set lo up
 modprobe dst
 
-# app DEV: fio on DEV for APP_SECS s, in the background; app_mbs reads it.
+# app DEV: fio on DEV for APP_SECS s, in the background; app_wait waits
+# for it and sets APP_MBS (run in this shell: only it can wait for fio).
 app() {
 	fio --name=app --filename="$1" --direct=1 --ioengine=libaio --rw=randrw \
 		--bs=4k --iodepth=8 --time_based --runtime=$APP_SECS \
 		--output-format=json --output=/tmp/app.json >/dev/null 2>&1 &
 	APP=$!
 }
-app_mbs() {
-	wait "$APP" || return 1
-	jq '.jobs[0] | (.read.bw_bytes + .write.bw_bytes) / 1e6 | . * 100 | round / 100' /tmp/app.json
+app_wait() {
+	wait "$APP"
+	APP_MBS=$(jq '.jobs[0] | (.read.bw_bytes + .write.bw_bytes) / 1e6 | . * 100 | round / 100' /tmp/app.json)
 }
 
 # dst_round MIN MAX WITH_APP: fresh ram disks 0 and 1 (brd: all zeros),
@@ -99,9 +102,11 @@ dst_round() {
 	t1=$(now)
 	DST_S=$(elapsed "$t0" "$t1")
 	if [[ "$3" != 0 ]]; then
-		DST_APP=$(app_mbs)
+		app_wait
+		DST_APP=$APP_MBS
 		app "$DEV"
-		DST_IDLE=$(app_mbs)
+		app_wait
+		DST_IDLE=$APP_MBS
 	fi
 	echo "bench: dst resynced $dirty dirty regions in $DST_S s${DST_APP:+, app $DST_APP MB/s, $DST_IDLE MB/s after}"
 	bounded 60 dstadm delete brs
@@ -129,9 +134,11 @@ md_round() {
 	t1=$(now)
 	MD_S=$(elapsed "$t0" "$t1")
 	if [[ "$2" != 0 ]]; then
-		MD_APP=$(app_mbs)
+		app_wait
+		MD_APP=$APP_MBS
 		app /dev/md0
-		MD_IDLE=$(app_mbs)
+		app_wait
+		MD_IDLE=$APP_MBS
 	fi
 	echo "bench: md re-add recovered in $MD_S s${MD_APP:+, app $MD_APP MB/s, $MD_IDLE MB/s after}"
 	bounded 60 mdadm --stop /dev/md0 >/dev/null 2>&1

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Guest test runner: started by /sbin/dst-test-init (PID 1) from the 9p
 # share mounted at /mnt/dst. Parameters come from the kernel command line:
-#   dsttest.mode=test|demo|bench|multi|agent   dsttest.kver=KVER
+#   dsttest.mode=test|demo|bench|multi|agent|pkg-setup   dsttest.kver=KVER
 #   dsttest.tests=GLOB[,GLOB]  dsttest.results=DIR  dsttest.ko=PATH
 #   dsttest.timeout=SECONDS  dsttest.role=A|B|C  dsttest.ctl=DIR
 # multi: the tests of tests/multi on host A of the multi-host tier; agent:
@@ -238,6 +238,30 @@ run_bench() {
 	done
 }
 
+# The first boot of the package test (tests/lib/pkg.sh): a unit that runs
+# tests/pkg/guest-pkg.sh from the share at each later boot, under systemd.
+run_pkg_setup() {
+	say "package test set-up"
+	cat >/etc/systemd/system/dst-pkgtest.service <<'UNIT'
+[Unit]
+Description=dst package test, one stage per boot
+After=dst.service systemd-udevd.service local-fs.target
+[Service]
+Type=oneshot
+TimeoutStartSec=2400
+ExecStartPre=/bin/sh -c 'modprobe 9pnet_virtio; modprobe 9p; mkdir -p /mnt/dst; mountpoint -q /mnt/dst || mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=none dst /mnt/dst'
+ExecStart=/bin/bash /mnt/dst/tests/pkg/guest-pkg.sh
+[Install]
+WantedBy=multi-user.target
+UNIT
+	ln -sf /etc/systemd/system/dst-pkgtest.service \
+		/etc/systemd/system/multi-user.target.wants/dst-pkgtest.service
+	# A getty on the console gets in the way of a oneshot unit's output.
+	ln -sf /dev/null /etc/systemd/system/serial-getty@ttyS0.service
+	mkdir -p /var/lib/dst-pkgtest
+	echo 1 >/var/lib/dst-pkgtest/stage
+}
+
 finish() {
 	dmesg >"$DST_RESULTS/dmesg.txt" 2>&1 || true
 	touch "$DST_RESULTS/done"
@@ -248,6 +272,12 @@ finish() {
 main() {
 	load_params
 	say "kernel $(uname -r), mode $DST_MODE, uptime $(cut -d' ' -f1 /proc/uptime) s"
+	if [[ "$DST_MODE" == pkg-setup ]]; then
+		# The packages bring the module: none from the tree here.
+		run_pkg_setup
+		finish
+		return
+	fi
 	install_module
 	ensure_user
 	case "$DST_MODE" in

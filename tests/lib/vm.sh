@@ -9,7 +9,9 @@
 # TIMEOUT_S seconds (it is killed then). The serial console goes to
 # CONSOLE_LOG, and also to stdout when DST_VM_LIVE=1.
 # Env: DST_KVM=1 uses KVM (broken on nested hosts), DST_VM_MEM (MiB,
-# default 2048), DST_VM_SMP (default 2), DST_QEMU_EXTRA (more QEMU args).
+# default 2048), DST_VM_SMP (default 2), DST_QEMU_EXTRA (more QEMU args),
+# DST_VM_ROOT_DRIVE (the -drive of the root disk instead of a throw-away
+# snapshot of the image).
 set -euo pipefail
 
 vm_accel_args() {
@@ -29,7 +31,7 @@ vm_qemu_cmd() {
 		qemu-system-x86_64 -machine q35 "${accel[@]}"
 		-smp "${DST_VM_SMP:-2}" -m "${DST_VM_MEM:-2048}"
 		-kernel "$img/vmlinuz" -initrd "$img/initrd.img" -append "$append"
-		-drive "file=$img/rootfs.ext4,if=virtio,format=raw,snapshot=on"
+		-drive "${DST_VM_ROOT_DRIVE:-file=$img/rootfs.ext4,if=virtio,format=raw,snapshot=on}"
 		-fsdev "local,id=dstfs,path=$share,security_model=none,multidevs=remap"
 		-device "virtio-9p-pci,fsdev=dstfs,mount_tag=dst"
 		-display none -monitor none -serial stdio

@@ -1,0 +1,92 @@
+#!/bin/bash
+# The package test (tests/run.sh pkg): the .debs from "make deb" installed
+# in a Debian bookworm guest that has Debian's kernel, its headers and
+# DKMS but nothing of dst, on a disk that outlives reboots (a qcow2 over
+# the cached image).  Boot 0 (the test init) adds a unit that runs
+# tests/pkg/guest-pkg.sh at each later boot, under systemd; boots 1 and 2
+# are its stages.  The second kernel flavour (cloud-amd64, same version)
+# is downloaded once into the cache.
+#   source tests/lib/pkg.sh; pkg_run OUT
+# Needs ROOT, KVER and vm_run.  Output: OUT/results.txt, stageN.log,
+# consoleN.log, OUT/counts.
+set -euo pipefail
+
+PKG_BAD='\b(BUG|WARNING|Oops|lockdep|hung task|blocked for more than|soft lockup|general protection|Call Trace)\b'
+
+# The image: the test image's packages plus headers, DKMS and systemd.
+pkg_image() {
+	DST_GUEST_EXTRA_PKGS="linux-headers-$KVER dkms systemd-sysv openssl" \
+		"$ROOT/tests/lib/image.sh" "$KVER"
+}
+
+# The cloud-amd64 kernel and headers of the same version, cached.
+pkg_cloud_debs() {
+	local out=$1 kc=${KVER%-amd64}-cloud-amd64 cache
+	cache=${DST_CACHE:-/var/cache/dst-test}/debs-$kc
+	if ! ls "$cache"/linux-headers-"$kc"_*.deb >/dev/null 2>&1; then
+		rm -rf "$cache.tmp"
+		mkdir -p "$cache.tmp"
+		(cd "$cache.tmp" && apt-get download "linux-image-$kc" "linux-headers-$kc") >&2
+		rm -rf "$cache"
+		mv "$cache.tmp" "$cache"
+	fi
+	mkdir -p "$out"
+	cp "$cache"/*.deb "$out/"
+}
+
+pkg_boot() { # N TIMEOUT CMDLINE...
+	local n=$1 tmo=$2
+	shift 2
+	DST_VM_ROOT_DRIVE="file=$POUT/root.qcow2,if=virtio,format=qcow2" \
+		vm_run "$PIMG" "$ROOT" "$tmo" "$POUT/console$n.log" \
+		"dsttest.results=$(realpath --relative-to="$ROOT" "$POUT")" "$@" || true
+}
+
+pkg_run() {
+	local passed=0 failed=0 status name n bad
+	POUT=$1
+	rm -rf "$POUT"
+	mkdir -p "$POUT"
+	"$ROOT/tests/lib/deb.sh" >"$POUT/deb.log" 2>&1 || {
+		tail -n 30 "$POUT/deb.log"
+		echo "0 1" >"$POUT/counts"
+		echo "pkg: make deb failed"
+		return 1
+	}
+	PIMG=$(pkg_image)
+	pkg_cloud_debs "$POUT/cloud"
+	qemu-img create -q -f qcow2 -F raw -b "$PIMG/rootfs.ext4" "$POUT/root.qcow2"
+	echo "pkg: image $PIMG"
+	pkg_boot 0 300 dsttest.mode=pkg-setup
+	for n in 1 2; do
+		pkg_boot "$n" 1800 init=/lib/systemd/systemd
+		[[ -f "$POUT/stage$n.done" ]] && ! grep -q "stage$n-stopped" "$POUT/results.txt" 2>/dev/null || break
+	done
+	if [[ -f "$POUT/results.txt" ]]; then
+		while read -r status name; do
+			echo "$status $name"
+			if [[ "$status" == PASS ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+		done <"$POUT/results.txt"
+	fi
+	for n in 1 2; do
+		if [[ ! -f "$POUT/stage$n.done" ]]; then
+			echo "FAIL pkg: stage $n did not finish"
+			failed=$((failed + 1))
+			tail -n 30 "$POUT/console$n.log" 2>/dev/null || true
+		fi
+		bad=$(grep -aE "$PKG_BAD" "$POUT/console$n.log" 2>/dev/null || true)
+		if [[ -n "$bad" ]]; then
+			echo "FAIL pkg: kernel log of boot $n: $(head -n1 <<<"$bad" | cut -c1-120)"
+			failed=$((failed + 1))
+		fi
+	done
+	if ((failed)); then
+		for n in 1 2; do
+			echo "----- stage$n.log -----"
+			cat "$POUT/stage$n.log" 2>/dev/null || true
+		done
+	fi
+	echo "$passed $failed" >"$POUT/counts"
+	echo "pkg: $passed passed, $failed failed"
+	((failed == 0))
+}
