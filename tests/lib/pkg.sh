@@ -60,7 +60,10 @@ pkg_run() {
 	pkg_boot 0 300 dsttest.mode=pkg-setup
 	for n in 1 2; do
 		pkg_boot "$n" 1800 init=/lib/systemd/systemd
-		[[ -f "$POUT/stage$n.done" ]] && ! grep -q "stage$n-stopped" "$POUT/results.txt" 2>/dev/null || break
+		if [[ ! -f "$POUT/stage$n.done" ]] ||
+			grep -q "stage$n-stopped" "$POUT/results.txt" 2>/dev/null; then
+			break
+		fi
 	done
 	if [[ -f "$POUT/results.txt" ]]; then
 		while read -r status name; do
