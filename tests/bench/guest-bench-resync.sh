@@ -72,12 +72,22 @@ app_wait() {
 	APP_MBS=$(jq '.jobs[0] | (.read.bw_bytes + .write.bw_bytes) / 1e6 | . * 100 | round / 100' /tmp/app.json)
 }
 
-# dst_round MIN MAX WITH_APP: fresh ram disks 0 and 1 (brd: all zeros),
+# Two new ram disks, written whole first so that no peer pays for brd's
+# page allocation during its resync.
+fresh_rams() {
+	local i
+	if grep -q '^brd ' /proc/modules; then rmmod brd; fi
+	modprobe brd rd_nr=2 rd_size=$((MIB * 1024))
+	for i in 0 1; do
+		bounded 300 dd if=/dev/zero of=/dev/ram$i bs=1M count=$MIB oflag=direct status=none
+	done
+}
+
+# dst_round MIN MAX WITH_APP: fresh ram disks 0 and 1 (all zeros),
 # the leg away during the writes, back; sets DST_S (and DST_APP).
 dst_round() {
 	local state sync
-	if grep -q '^brd ' /proc/modules; then rmmod brd; fi
-	modprobe brd rd_nr=2 rd_size=$((MIB * 1024))
+	fresh_rams
 	bounded 30 dstadm export brsx --device /dev/ram1 --listen 127.0.0.1:$PORT
 	bounded 30 dstadm create brs --alg mirror --chunk-size 1M --resync-min "$1" --resync-max "$2"
 	bounded 30 dstadm add brs local /dev/ram0 >/dev/null
@@ -115,8 +125,7 @@ dst_round() {
 
 # md_round KIBS WITH_APP: the same with md raid1; sets MD_S (and MD_APP).
 md_round() {
-	if grep -q '^brd ' /proc/modules; then rmmod brd; fi
-	modprobe brd rd_nr=2 rd_size=$((MIB * 1024))
+	fresh_rams
 	echo "$1" >/proc/sys/dev/raid/speed_limit_max
 	echo "$1" >/proc/sys/dev/raid/speed_limit_min
 	bounded 60 mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
