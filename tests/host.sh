@@ -79,6 +79,8 @@ man_renders() {
 	for page in "$ROOT"/man/*.[0-9]; do
 		out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
 		[[ -z "$out" ]] || { echo "$page: $out"; return 1; }
+		# The NAME section as mandb and apropos read it.
+		lexgrog "$page" >/dev/null || { echo "$page: lexgrog cannot parse NAME"; return 1; }
 	done
 }
 
