@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <netinet/in.h>
 #include <linux/genetlink.h>
 
 #include "config.h"
@@ -19,6 +20,7 @@
 
 struct conf_opts {
 	bool help;
+	bool dry_run;			/* adjust */
 	bool nothing;			/* up, down: nothing configured */
 	const char *file;
 	const char *name;
@@ -26,6 +28,7 @@ struct conf_opts {
 
 static const struct option conf_options[] = {
 	{ "config", required_argument, NULL, 'c' },
+	{ "dry-run", no_argument,      NULL, 'n' },
 	{ "help",   no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -40,13 +43,18 @@ static int conf_parse(const char *cmd, int argc, char *argv[],
 	o->file = DST_CONFIG_FILE;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, file_arg ? ":h" : ":c:h", conf_options,
+	while ((c = getopt_long(argc, argv, file_arg ? ":h" : ":c:nh", conf_options,
 				NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			if (file_arg)
 				return bad_option(cmd, c, argv);
 			o->file = optarg;
+			break;
+		case 'n':
+			if (strcmp(cmd, "adjust"))
+				return bad_option(cmd, c, argv);
+			o->dry_run = true;
 			break;
 		case 'h':
 			o->help = true;
@@ -294,13 +302,20 @@ static int storage_up(const struct dst_config *c, const struct conf_storage *s,
 	return EXIT_OK;
 }
 
+static int export_up_fresh(const struct dst_config *c, const struct conf_export *e);
+
 static int export_up(const struct dst_config *c, const struct conf_export *e,
 		     const struct kernel_state *k)
 {
-	struct export_opts eo = { 0 };
-
 	if (has_export(k, e->name))
 		return EXIT_OK;
+	return export_up_fresh(c, e);
+}
+
+static int export_up_fresh(const struct dst_config *c, const struct conf_export *e)
+{
+	struct export_opts eo = { 0 };
+
 	if (dev_storage(c, e->device))
 		wait_for_link(e->device);
 	eo.name = e->name;
@@ -408,4 +423,189 @@ int cmd_down(int argc, char *argv[])
 	free(order);
 	config_free(&c);
 	return ret;
+}
+
+static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in *a4 = (const void *)a, *b4 = (const void *)b;
+	const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_port == b4->sin_port &&
+		       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	return a6->sin6_port == b6->sin6_port &&
+	       !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
+}
+
+static bool same_node(const struct conf_node *cn, const struct node_info *ni)
+{
+	if (cn->type != ni->type)
+		return false;
+	if (cn->type == DST_NODE_LOCAL)
+		return !strcmp(cn->target, ni->path);
+	return same_addr(&cn->addr, &ni->addr);
+}
+
+static bool conf_has_node(const struct conf_storage *s, const struct node_info *ni)
+{
+	size_t j;
+
+	for (j = 0; j < s->nnodes; j++)
+		if (same_node(&s->nodes[j], ni))
+			return true;
+	return false;
+}
+
+static bool kernel_has_node(const struct storage_info *si, const struct conf_node *cn)
+{
+	size_t j;
+
+	for (j = 0; j < si->nnodes; j++)
+		if (same_node(cn, &si->nodes[j]))
+			return true;
+	return false;
+}
+
+/*
+ * A storage that exists: its nodes (a mirror's legs can change while it
+ * runs, a stopped storage's too), then start it.  What cannot change
+ * without stopping it (algorithm, chunk size, bitmap, a running linear
+ * storage's nodes) is reported and counts as a failure.
+ */
+static int storage_adjust(const struct dst_config *c, const struct conf_storage *s,
+			  const struct storage_info *si, bool dry)
+{
+	bool running = si->state == DST_STORAGE_RUNNING;
+	uint32_t chunk = s->chunk_size ? s->chunk_size :
+			 !strcmp(s->alg, "mirror") ? DST_CHUNK_DEFAULT : 0;
+	struct storage_args args = { 0 };
+	struct add_opts ao;
+	size_t j, nadd = 0, ndel = 0;
+	uint32_t id;
+
+	if (strcmp(si->alg, s->alg) || si->chunk_size != chunk ||
+	    strcmp(si->bitmap, s->bitmap ? s->bitmap : "")) {
+		fprintf(stderr, "%s: storage '%s' runs with another algorithm, chunk size or bitmap than %s: down and up to change them\n",
+			PROG, s->name, c->files[0]);
+		return EXIT_FAIL;
+	}
+	for (j = 0; j < s->nnodes; j++)
+		nadd += !kernel_has_node(si, &s->nodes[j]);
+	for (j = 0; j < si->nnodes; j++)
+		ndel += !conf_has_node(s, &si->nodes[j]);
+	if ((nadd || ndel) && running && strcmp(s->alg, "mirror")) {
+		fprintf(stderr, "%s: storage '%s' is running: its nodes change only while stopped (down and up)\n",
+			PROG, s->name);
+		return EXIT_FAIL;
+	}
+	/* New legs first, so that a mirror keeps its copies meanwhile. */
+	for (j = 0; j < s->nnodes; j++) {
+		if (kernel_has_node(si, &s->nodes[j]))
+			continue;
+		printf("%s: add %s %s\n", s->name,
+		       s->nodes[j].type == DST_NODE_LOCAL ? "local" : "remote",
+		       s->nodes[j].target);
+		if (dry)
+			continue;
+		memset(&ao, 0, sizeof(ao));
+		ao.name = s->name;
+		ao.type = s->nodes[j].type;
+		ao.target = s->nodes[j].target;
+		ao.path = ao.type == DST_NODE_LOCAL ? ao.target : NULL;
+		ao.addr = s->nodes[j].addr;
+		ao.addr_len = s->nodes[j].addr_len;
+		ao.ra = s->nodes[j].ra;
+		if (node_add(&ao, &id))
+			return EXIT_FAIL;
+	}
+	for (j = 0; j < si->nnodes; j++) {
+		if (conf_has_node(s, &si->nodes[j]))
+			continue;
+		printf("%s: remove node%u\n", s->name, si->nodes[j].id);
+		if (!dry && node_del(s->name, si->nodes[j].id))
+			return EXIT_FAIL;
+	}
+	if (!running) {
+		printf("%s: start\n", s->name);
+		if (!dry && storage_request(DST_CMD_STORAGE_START, s->name, &args))
+			return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+static const struct export_info *kernel_export(const struct kernel_state *k,
+					       const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < k->el.n; i++)
+		if (!strcmp(k->el.v[i].name, name))
+			return &k->el.v[i];
+	return NULL;
+}
+
+int cmd_adjust(int argc, char *argv[])
+{
+	const struct storage_info *si;
+	const struct export_info *ei;
+	const struct conf_storage *s;
+	const struct conf_export *e;
+	struct export_opts eo;
+	struct kernel_state k;
+	struct dst_config c;
+	struct conf_opts o;
+	size_t *order, i;
+	int ret, rc = EXIT_OK;
+
+	ret = conf_begin("adjust", argc, argv, &o, &c, &k, &order);
+	if (ret || o.help || o.nothing)
+		return ret;
+	if (o.name) {
+		kernel_state_free(&k);
+		free(order);
+		config_free(&c);
+		return usage_error("adjust", "unexpected argument '%s'", o.name);
+	}
+	for (i = 0; i < c.nstorages; i++) {
+		s = &c.storages[order[i]];
+		si = running_storage(&k, s->name);
+		if (!si && o.dry_run) {
+			printf("%s: create with %zu node(s) and start\n", s->name, s->nnodes);
+			ret = EXIT_OK;
+		} else if (!si) {
+			ret = storage_up(&c, s, &k);
+		} else {
+			ret = storage_adjust(&c, s, si, o.dry_run);
+		}
+		if (ret)
+			rc = ret;
+	}
+	for (i = 0; i < c.nexports; i++) {
+		e = &c.exports[i];
+		ei = kernel_export(&k, e->name);
+		if (ei && !strcmp(ei->device, e->device) && ei->read_only == e->read_only &&
+		    same_addr(&ei->addr, &e->addr))
+			continue;
+		if (ei) {
+			printf("%s: unexport, to export it again as configured\n", e->name);
+			memset(&eo, 0, sizeof(eo));
+			eo.name = e->name;
+			if (!o.dry_run && export_request(DST_CMD_EXPORT_DEL, &eo)) {
+				rc = EXIT_FAIL;
+				continue;
+			}
+		}
+		if (o.dry_run) {
+			printf("%s: export on %s\n", e->name, e->listen);
+			continue;
+		}
+		if (export_up_fresh(&c, e))
+			rc = EXIT_FAIL;
+	}
+	kernel_state_free(&k);
+	free(order);
+	config_free(&c);
+	return rc;
 }

@@ -38,6 +38,8 @@ const struct command dstadm_commands[] = {
 	{ "check-config", cmd_check_config, "[FILE]",
 	  "check a configuration file (default /etc/dst.conf)" },
 	{ "dump",    cmd_dump,    "[--config FILE]",	"print the configuration as dstadm reads it" },
+	{ "adjust",  cmd_adjust,  "[--dry-run] [--config FILE]",
+	  "change what runs to match the configuration, printing each change" },
 	{ "monitor", cmd_monitor, "[--json]",		"print events as they happen" },
 	{ "version", cmd_version, "",			"show the versions of dstadm and of the dst module" },
 	{ "help",    cmd_help,    "[COMMAND]",		"show help for all or one command" },

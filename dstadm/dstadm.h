@@ -57,6 +57,7 @@ int cmd_up(int argc, char *argv[]);
 int cmd_down(int argc, char *argv[]);
 int cmd_check_config(int argc, char *argv[]);
 int cmd_dump(int argc, char *argv[]);
+int cmd_adjust(int argc, char *argv[]);
 
 /* Argument parsing, split from the commands so that it can be unit tested. */
 /*
@@ -191,6 +192,7 @@ int storage_request(uint8_t cmd, const char *name,
 		    const struct storage_args *args);
 int export_request(uint8_t cmd, const struct export_opts *o);
 int node_add(const struct add_opts *o, uint32_t *id);
+int node_del(const char *name, uint32_t id);
 int bad_option(const char *cmd, int c, char *argv[]);
 int name_parse(const char *cmd, const char *what, int argc, char *argv[],
 	       bool *help, const char **name);

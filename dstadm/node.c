@@ -173,33 +173,38 @@ int remove_parse(int argc, char *argv[], struct remove_opts *o)
 	return EXIT_OK;
 }
 
-int cmd_remove(int argc, char *argv[])
+int node_del(const char *name, uint32_t id)
 {
 	struct nlmsghdr *nlh;
-	struct remove_opts o;
 	struct nlattr *nest;
 	struct dst_nl nl;
-	int ret;
+	int ret = EXIT_FAIL;
 
-	ret = remove_parse(argc, argv, &o);
-	if (ret || o.help)
-		return ret;
 	if (dst_nl_open(&nl) < 0)
 		return EXIT_FAIL;
-
-	ret = EXIT_FAIL;
 	nlh = dst_nl_msg(&nl, DST_CMD_NODE_DEL, 0);
-	if (dst_nl_put_storage(&nl, nlh, o.name, NULL) < 0)
+	if (dst_nl_put_storage(&nl, nlh, name, NULL) < 0)
 		goto out;
 	nest = mnl_attr_nest_start(nlh, DST_A_NODE);
-	mnl_attr_put_u32(nlh, DST_NODE_A_ID, o.id);
+	mnl_attr_put_u32(nlh, DST_NODE_A_ID, id);
 	mnl_attr_nest_end(nlh, nest);
 	if (dst_nl_request(&nl, nlh, NULL, NULL) < 0) {
-		dst_nl_perror(&nl, "storage '%s': remove node%u", o.name, o.id);
+		dst_nl_perror(&nl, "storage '%s': remove node%u", name, id);
 		goto out;
 	}
 	ret = EXIT_OK;
 out:
 	dst_nl_close(&nl);
 	return ret;
+}
+
+int cmd_remove(int argc, char *argv[])
+{
+	struct remove_opts o;
+	int ret;
+
+	ret = remove_parse(argc, argv, &o);
+	if (ret || o.help)
+		return ret;
+	return node_del(o.name, o.id);
 }

@@ -5,8 +5,10 @@
 # last), whatever the order in the file, and a second up changes nothing;
 # data written through the top lands on the mirror's legs; down removes
 # it all in the reverse order; up NAME and down NAME act on NAME and what
-# it needs; an invalid file is refused with file, line and column, and
-# nothing of it is applied.
+# it needs; adjust (and --dry-run) swaps a mirror leg and moves an export
+# as the file says, then has nothing left to do, and refuses to change a
+# running linear storage's nodes; an invalid file is refused with file,
+# line and column, and nothing of it is applied.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -21,7 +23,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mirror_setup 3 32
+mirror_setup 4 32
 cp "$DST_ROOT/dstadm/60-dst.rules" /etc/udev/rules.d/
 /lib/systemd/systemd-udevd --daemon
 udevadm settle -t 30
@@ -66,10 +68,31 @@ wait_in_sync m
 # Through the top to the legs.
 expect_ok dd if=/dev/urandom of=/tmp/data bs=1M count=8 status=none
 expect_ok dd if=/tmp/data of=/dev/dst/l bs=1M oflag=direct status=none
-want=$(file_sha /tmp/data)
+want_sha=$(file_sha /tmp/data)
 for leg in /dev/ram0 /dev/ram1; do
-	[[ "$(dev_sha "$leg" 8)" == "$want" ]] || fail "$leg lacks the data written through l"
+	[[ "$(dev_sha "$leg" 8)" == "$want_sha" ]] || fail "$leg lacks the data written through l"
 done
+
+# adjust: node1 of m becomes /dev/ram3, lx moves to port 7701.
+sed -i 's|node local /dev/ram1|node local /dev/ram3|; s|127.0.0.1:7700|127.0.0.1:7701|' "$CONF"
+out=$(bounded 60 dstadm adjust --dry-run -c "$CONF") || fail "adjust --dry-run failed: $out"
+want="m: add local /dev/ram3|m: remove node1|lx: unexport, to export it again as configured|lx: export on 127.0.0.1:7701|"
+[[ "$(tr '\n' '|' <<<"$out")" == "$want" ]] || fail "adjust --dry-run printed: $out"
+[[ "$(leg_field m 1 path)" == /dev/ram1 && "$(export_field lx listen)" == 127.0.0.1:7700 ]] ||
+	fail "adjust --dry-run changed something"
+out=$(bounded 120 dstadm adjust -c "$CONF") || fail "adjust failed: $out"
+echo "$out"
+[[ "$(status_json | jq -r '.storages[] | select(.name == "m") | [.nodes[].path] | join(" ")')" == "/dev/ram0 /dev/ram3" ]] ||
+	fail "m's legs are not /dev/ram0 /dev/ram3 after adjust"
+[[ "$(export_field lx listen)" == 127.0.0.1:7701 ]] || fail "lx did not move to port 7701"
+wait_in_sync m
+[[ "$(dev_sha /dev/ram3 8)" == "$want_sha" ]] || fail "the new leg lacks the data"
+out=$(bounded 60 dstadm adjust -c "$CONF") || fail "a second adjust failed"
+[[ -z "$out" ]] || fail "a second adjust changed something: $out"
+sed -i 's|node local /dev/ram2|node local /dev/ram1|' "$CONF"
+out=$(bounded 60 dstadm adjust -c "$CONF" 2>&1) && fail "adjust changed a running linear storage's nodes"
+[[ "$out" == *"its nodes change only while stopped"* ]] || fail "no reason for the linear storage: $out"
+sed -i 's|node local /dev/ram1|node local /dev/ram2|' "$CONF"
 
 out=$(bounded 120 dstadm down -c "$CONF") || fail "down failed: $out"
 order=$(tr '\n' ' ' <<<"$out")
