@@ -259,7 +259,8 @@ UNIT
 	# A getty on the console gets in the way of a oneshot unit's output.
 	ln -sf /dev/null /etc/systemd/system/serial-getty@ttyS0.service
 	mkdir -p /var/lib/dst-pkgtest
-	echo 1 >/var/lib/dst-pkgtest/stage
+	cmdline_param pkgstage 1 >/var/lib/dst-pkgtest/stage
+	echo "$DST_RESULTS" >/var/lib/dst-pkgtest/results
 }
 
 finish() {

@@ -42,6 +42,32 @@ pkg_boot() { # N TIMEOUT CMDLINE...
 		"dsttest.results=$(realpath --relative-to="$ROOT" "$POUT")" "$@" || true
 }
 
+# make demo, after the guest demo: the packages installed and dst.service
+# enabled in the Debian guest, its output shown as it comes.
+pkg_demo() {
+	local tailer
+	POUT=$1
+	rm -rf "$POUT"
+	mkdir -p "$POUT"
+	echo "demo: building the packages (make deb)"
+	"$ROOT/tests/lib/deb.sh" >"$POUT/deb.log" 2>&1 || {
+		tail -n 30 "$POUT/deb.log"
+		return 1
+	}
+	PIMG=$(pkg_image)
+	qemu-img create -q -f qcow2 -F raw -b "$PIMG/rootfs.ext4" "$POUT/root.qcow2"
+	echo "demo: booting a Debian guest with Debian's kernel, its headers and DKMS, no dst"
+	pkg_boot 0 300 dsttest.mode=pkg-setup dsttest.pkgstage=demo
+	: >"$POUT/stagedemo.log"
+	tail -F "$POUT/stagedemo.log" 2>/dev/null &
+	tailer=$!
+	pkg_boot 1 1800 init=/lib/systemd/systemd
+	sleep 1
+	kill "$tailer" 2>/dev/null || true
+	wait "$tailer" 2>/dev/null || true
+	[[ -f "$POUT/stagedemo.done" ]]
+}
+
 pkg_run() {
 	local passed=0 failed=0 status name n bad
 	POUT=$1

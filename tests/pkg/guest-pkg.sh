@@ -11,8 +11,9 @@
 set -uo pipefail
 
 SHARE=/mnt/dst
-RESULTS=$SHARE/tests/out/pkg
 STATE=/var/lib/dst-pkgtest/stage
+# The results folder on the share, as the set-up boot was told.
+RESULTS=$(cat /var/lib/dst-pkgtest/results 2>/dev/null || echo "$SHARE/tests/out/pkg")
 BAD='\b(BUG|WARNING|Oops|lockdep|hung task|blocked for more than|soft lockup|general protection|Call Trace)\b'
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -114,7 +115,7 @@ data_back() {
 cloud_kernel() {
 	local k
 	rm -rf /root/cloud
-	cp -r "$SHARE"/tests/out/pkg/cloud /root/cloud &&
+	cp -r "$RESULTS/cloud" /root/cloud &&
 		(cd /root/cloud && apt-get install -y ./*.deb) || return 1
 	k=$(find /lib/modules -mindepth 1 -maxdepth 1 -name "*-cloud-amd64" -printf "%f\n" | head -n1)
 	[[ -n "$k" ]] && dkms status | grep -q "^dst/.*$k.*installed" &&
@@ -157,6 +158,25 @@ case "$stage" in
 	check purge purge
 	check nothing-left nothing_left
 	echo 3 >"$STATE"
+	;;
+demo)
+	# make demo: the packaged flow, each command shown with its output.
+	show() {
+		echo
+		echo "# $*"
+		"$@"
+	}
+	install_debs >/dev/null 2>&1 || stop
+	echo "# apt install ./dst-dkms_*.deb ./dstadm_*.deb: done"
+	show dkms status
+	setup_conf >/dev/null || stop
+	show cat /etc/dst.conf
+	show dstadm check-config
+	show systemctl enable --now dst
+	wait_until 300 mirror_in_sync
+	show dstadm status
+	show systemctl --no-pager status dst
+	echo 9 >"$STATE"
 	;;
 *)
 	echo "nothing to do in stage $stage"
