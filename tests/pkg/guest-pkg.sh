@@ -5,8 +5,9 @@
 #      status; /etc/dst.conf with a mirror of two loop devices and its
 #      export; systemctl enable --now dst; data written
 #   2: after the reboot the mirror and export are back by themselves and
-#      the data reads back; a second kernel flavour (cloud-amd64) gets the
-#      module from DKMS; apt purge leaves nothing of dst behind
+#      the data reads back; debian/tests/mirror-export (the autopkgtest)
+#      passes; a second kernel flavour (cloud-amd64) gets the module from
+#      DKMS; apt purge leaves nothing of dst behind
 # Results: PASS/FAIL lines in $RESULTS/results.txt, a log per stage.
 set -uo pipefail
 
@@ -153,6 +154,7 @@ case "$stage" in
 	check export-back export_listening
 	check data-back data_back
 	check started-clean test "$(dstadm status pm --json | jq -r '.storages[0].started')" = clean
+	check debian-tests "$SHARE/debian/tests/mirror-export"
 	check second-kernel cloud_kernel
 	check kernel-log-2 kernel_log_clean
 	check purge purge
