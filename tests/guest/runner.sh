@@ -12,7 +12,8 @@
 set -euo pipefail
 
 DST_ROOT=/mnt/dst
-BAD_KMSG='\b(BUG|WARNING|Oops|lockdep|hung task|blocked for more than|soft lockup|hard LOCKUP|rcu_sched self-detected|refcount_t|general protection|Call Trace|KASAN|UBSAN)\b'
+# shellcheck source=tests/lib/bad-kmsg.sh
+source "$DST_ROOT/tests/lib/bad-kmsg.sh"
 
 say() { echo "dst-runner: $*"; }
 trap 'say "error: line $LINENO: $BASH_COMMAND exited $?"' ERR
@@ -187,7 +188,7 @@ run_test() {
 			reason=${reason:-"rmmod dst failed"}
 		fi
 	fi
-	bad=$(kmsg_since "$mark" | grep -E "$BAD_KMSG" || true)
+	bad=$(kmsg_since "$mark" | grep -E "$DST_BAD_KMSG" || true)
 	if [[ -n "$bad" ]]; then
 		{
 			echo "runner: kernel log during the test has errors:"

@@ -12,7 +12,8 @@
 set -euo pipefail
 
 MULTI_DISK_MIB=128
-MULTI_BAD='\b(BUG|WARNING|Oops|lockdep|hung task|blocked for more than|soft lockup|hard LOCKUP|general protection|Call Trace)\b'
+# shellcheck source=tests/lib/bad-kmsg.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bad-kmsg.sh"
 declare -A MULTI_PID MULTI_BOOTS
 
 # UDP ports: A's end and the peer's end of each link.
@@ -149,7 +150,7 @@ multi_report() {
 		last=${MULTI_BOOTS[$role]:-0}
 		for ((n = 1; n <= last; n++)); do
 			dir=$MOUT/$role.$n
-			bad=$(grep -aE "$MULTI_BAD" "$dir/console.log" 2>/dev/null | grep -av '^dst-runner:' || true)
+			bad=$(grep -aE "$DST_BAD_KMSG" "$dir/console.log" 2>/dev/null | grep -av '^dst-runner:' || true)
 			if [[ -n "$bad" ]]; then
 				echo "FAIL $role.$n kernel log: $(head -n1 <<<"$bad" | cut -c1-120)"
 				failed=$((failed + 1))

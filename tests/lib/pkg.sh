@@ -11,7 +11,8 @@
 # consoleN.log, OUT/counts.
 set -euo pipefail
 
-PKG_BAD='\b(BUG|WARNING|Oops|lockdep|hung task|blocked for more than|soft lockup|general protection|Call Trace)\b'
+# shellcheck source=tests/lib/bad-kmsg.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bad-kmsg.sh"
 
 # The image: the test image's packages plus headers, DKMS and systemd.
 pkg_image() {
@@ -103,7 +104,7 @@ pkg_run() {
 			failed=$((failed + 1))
 			tail -n 30 "$POUT/console$n.log" 2>/dev/null || true
 		fi
-		bad=$(grep -aE "$PKG_BAD" "$POUT/console$n.log" 2>/dev/null || true)
+		bad=$(grep -aE "$DST_BAD_KMSG" "$POUT/console$n.log" 2>/dev/null || true)
 		if [[ -n "$bad" ]]; then
 			echo "FAIL pkg: kernel log of boot $n: $(head -n1 <<<"$bad" | cut -c1-120)"
 			failed=$((failed + 1))

@@ -15,7 +15,8 @@ SHARE=/mnt/dst
 STATE=/var/lib/dst-pkgtest/stage
 # The results folder on the share, as the set-up boot was told.
 RESULTS=$(cat /var/lib/dst-pkgtest/results 2>/dev/null || echo "$SHARE/tests/out/pkg")
-BAD='\b(BUG|WARNING|Oops|lockdep|hung task|blocked for more than|soft lockup|general protection|Call Trace)\b'
+# shellcheck source=tests/lib/bad-kmsg.sh
+source "$SHARE/tests/lib/bad-kmsg.sh"
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 stage=$(cat "$STATE" 2>/dev/null || echo 1)
@@ -133,7 +134,7 @@ nothing_left() {
 	[[ -z "$left" ]] || { echo "left behind: $left"; return 1; }
 	! dpkg -l dstadm dst-dkms 2>/dev/null | grep -q '^[ir]'
 }
-kernel_log_clean() { ! journalctl -k -b --no-pager | grep -E "$BAD"; }
+kernel_log_clean() { ! journalctl -k -b --no-pager | grep -E "$DST_BAD_KMSG"; }
 
 case "$stage" in
 1)
