@@ -43,20 +43,27 @@ pkg_boot() { # N TIMEOUT CMDLINE...
 		"dsttest.results=$(realpath --relative-to="$ROOT" "$POUT")" "$@" || true
 }
 
-# make demo, after the guest demo: the packages installed and dst.service
-# enabled in the Debian guest, its output shown as it comes.
-pkg_demo() {
-	local tailer
+# pkg_prepare OUT: the .debs built, the image, a new root disk over it in
+# OUT; sets POUT and PIMG.  Fails (with the build's last lines) if make deb
+# does.
+pkg_prepare() {
 	POUT=$1
 	rm -rf "$POUT"
 	mkdir -p "$POUT"
-	echo "demo: building the packages (make deb)"
 	"$ROOT/tests/lib/deb.sh" >"$POUT/deb.log" 2>&1 || {
 		tail -n 30 "$POUT/deb.log"
 		return 1
 	}
 	PIMG=$(pkg_image)
 	qemu-img create -q -f qcow2 -F raw -b "$PIMG/rootfs.ext4" "$POUT/root.qcow2"
+}
+
+# make demo, after the guest demo: the packages installed and dst.service
+# enabled in the Debian guest, its output shown as it comes.
+pkg_demo() {
+	local tailer
+	echo "demo: building the packages (make deb)"
+	pkg_prepare "$1" || return 1
 	echo "demo: booting a Debian guest with Debian's kernel, its headers and DKMS, no dst"
 	pkg_boot 0 300 dsttest.mode=pkg-setup dsttest.pkgstage=demo
 	: >"$POUT/stagedemo.log"
@@ -71,18 +78,12 @@ pkg_demo() {
 
 pkg_run() {
 	local passed=0 failed=0 status name n bad
-	POUT=$1
-	rm -rf "$POUT"
-	mkdir -p "$POUT"
-	"$ROOT/tests/lib/deb.sh" >"$POUT/deb.log" 2>&1 || {
-		tail -n 30 "$POUT/deb.log"
+	if ! pkg_prepare "$1"; then
 		echo "0 1" >"$POUT/counts"
 		echo "pkg: make deb failed"
 		return 1
-	}
-	PIMG=$(pkg_image)
+	fi
 	pkg_cloud_debs "$POUT/cloud"
-	qemu-img create -q -f qcow2 -F raw -b "$PIMG/rootfs.ext4" "$POUT/root.qcow2"
 	echo "pkg: image $PIMG"
 	pkg_boot 0 300 dsttest.mode=pkg-setup
 	for n in 1 2; do
