@@ -80,7 +80,7 @@ pkg_run() {
 	local passed=0 failed=0 status name n bad
 	if ! pkg_prepare "$1"; then
 		echo "0 1" >"$POUT/counts"
-		echo "pkg: make deb failed"
+		echo "pkg: set-up failed (make deb, image or root disk)"
 		return 1
 	fi
 	pkg_cloud_debs "$POUT/cloud"
