@@ -199,6 +199,15 @@ static bool storage_wanted(const struct dst_config *c, const char *only,
 	return root && built_on(c, root, s, 0);
 }
 
+/* Whether up or down act on @e: all, the export @only, or @only's exports. */
+static bool export_wanted(const struct dst_config *c, const char *only,
+			  const struct conf_export *e)
+{
+	return !only || !strcmp(only, e->name) ||
+	       (config_storage(c, only) &&
+		dev_storage(c, e->device) == config_storage(c, only));
+}
+
 struct kernel_state {
 	struct storage_list sl;
 	struct export_list el;
@@ -225,7 +234,18 @@ static void kernel_state_free(struct kernel_state *k)
 	free(k->el.v);
 }
 
-static const struct storage_info *running_storage(const struct kernel_state *k,
+static const struct export_info *kernel_export(const struct kernel_state *k,
+					       const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < k->el.n; i++)
+		if (!strcmp(k->el.v[i].name, name))
+			return &k->el.v[i];
+	return NULL;
+}
+
+static const struct storage_info *kernel_storage(const struct kernel_state *k,
 						  const char *name)
 {
 	size_t i;
@@ -234,16 +254,6 @@ static const struct storage_info *running_storage(const struct kernel_state *k,
 		if (!strcmp(k->sl.v[i].name, name))
 			return &k->sl.v[i];
 	return NULL;
-}
-
-static bool has_export(const struct kernel_state *k, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < k->el.n; i++)
-		if (!strcmp(k->el.v[i].name, name))
-			return true;
-	return false;
 }
 
 /* udev makes /dev/dst/NAME shortly after the start: wait for it. */
@@ -257,13 +267,29 @@ static void wait_for_link(const char *dev)
 		nanosleep(&ts, NULL);
 }
 
+/* Add the configured node @n to the storage @s. */
+static int conf_node_add(const struct dst_config *c, const struct conf_storage *s,
+			 const struct conf_node *n)
+{
+	struct add_opts ao = {
+		.name = s->name, .type = n->type, .target = n->target,
+		.addr = n->addr, .addr_len = n->addr_len, .ra = n->ra,
+	};
+	uint32_t id;
+
+	if (n->type == DST_NODE_LOCAL) {
+		if (dev_storage(c, n->target))
+			wait_for_link(n->target);
+		ao.path = n->target;
+	}
+	return node_add(&ao, &id);
+}
+
 static int storage_up(const struct dst_config *c, const struct conf_storage *s,
 		      const struct kernel_state *k)
 {
-	const struct storage_info *si = running_storage(k, s->name);
+	const struct storage_info *si = kernel_storage(k, s->name);
 	struct storage_args args = { 0 };
-	struct add_opts ao;
-	uint32_t id;
 	size_t j;
 
 	if (si && si->state == DST_STORAGE_RUNNING)
@@ -276,23 +302,9 @@ static int storage_up(const struct dst_config *c, const struct conf_storage *s,
 		};
 		if (storage_request(DST_CMD_STORAGE_NEW, s->name, &args))
 			return EXIT_FAIL;
-		for (j = 0; j < s->nnodes; j++) {
-			memset(&ao, 0, sizeof(ao));
-			ao.name = s->name;
-			ao.type = s->nodes[j].type;
-			ao.target = s->nodes[j].target;
-			if (ao.type == DST_NODE_LOCAL) {
-				if (dev_storage(c, ao.target))
-					wait_for_link(ao.target);
-				ao.path = ao.target;
-			} else {
-				ao.addr = s->nodes[j].addr;
-				ao.addr_len = s->nodes[j].addr_len;
-				ao.ra = s->nodes[j].ra;
-			}
-			if (node_add(&ao, &id))
+		for (j = 0; j < s->nnodes; j++)
+			if (conf_node_add(c, s, &s->nodes[j]))
 				return EXIT_FAIL;
-		}
 		printf("%s: created with %zu node(s)\n", s->name, s->nnodes);
 	}
 	memset(&args, 0, sizeof(args));
@@ -300,16 +312,6 @@ static int storage_up(const struct dst_config *c, const struct conf_storage *s,
 		return EXIT_FAIL;
 	printf("%s: started\n", s->name);
 	return EXIT_OK;
-}
-
-static int export_up_fresh(const struct dst_config *c, const struct conf_export *e);
-
-static int export_up(const struct dst_config *c, const struct conf_export *e,
-		     const struct kernel_state *k)
-{
-	if (has_export(k, e->name))
-		return EXIT_OK;
-	return export_up_fresh(c, e);
 }
 
 static int export_up_fresh(const struct dst_config *c, const struct conf_export *e)
@@ -328,6 +330,14 @@ static int export_up_fresh(const struct dst_config *c, const struct conf_export 
 		return EXIT_FAIL;
 	printf("%s: exported on %s\n", e->name, e->listen);
 	return EXIT_OK;
+}
+
+static int export_up(const struct dst_config *c, const struct conf_export *e,
+		     const struct kernel_state *k)
+{
+	if (kernel_export(k, e->name))
+		return EXIT_OK;
+	return export_up_fresh(c, e);
 }
 
 /* Load the config and the kernel's state, and order the storages. */
@@ -375,9 +385,7 @@ int cmd_up(int argc, char *argv[])
 		if (storage_wanted(&c, o.name, &c.storages[order[i]]))
 			ret = storage_up(&c, &c.storages[order[i]], &k);
 	for (i = 0; i < c.nexports && !ret; i++)
-		if (!o.name || !strcmp(o.name, c.exports[i].name) ||
-		    (config_storage(&c, o.name) &&
-		     dev_storage(&c, c.exports[i].device) == config_storage(&c, o.name)))
+		if (export_wanted(&c, o.name, &c.exports[i]))
 			ret = export_up(&c, &c.exports[i], &k);
 	kernel_state_free(&k);
 	free(order);
@@ -400,10 +408,8 @@ int cmd_down(int argc, char *argv[])
 		return ret;
 	/* Exports first, then storages, the last made first. */
 	for (i = c.nexports; i-- > 0 && !ret;) {
-		if (!has_export(&k, c.exports[i].name) ||
-		    (o.name && strcmp(o.name, c.exports[i].name) &&
-		     !(config_storage(&c, o.name) &&
-		       dev_storage(&c, c.exports[i].device) == config_storage(&c, o.name))))
+		if (!kernel_export(&k, c.exports[i].name) ||
+		    !export_wanted(&c, o.name, &c.exports[i]))
 			continue;
 		memset(&eo, 0, sizeof(eo));
 		eo.name = c.exports[i].name;
@@ -413,7 +419,7 @@ int cmd_down(int argc, char *argv[])
 	}
 	for (i = c.nstorages; i-- > 0 && !ret;) {
 		s = &c.storages[order[i]];
-		if (!running_storage(&k, s->name) || (o.name && strcmp(o.name, s->name)))
+		if (!kernel_storage(&k, s->name) || (o.name && strcmp(o.name, s->name)))
 			continue;
 		ret = storage_request(DST_CMD_STORAGE_DEL, s->name, NULL);
 		if (!ret)
@@ -481,9 +487,7 @@ static int storage_adjust(const struct dst_config *c, const struct conf_storage 
 	uint32_t chunk = s->chunk_size ? s->chunk_size :
 			 !strcmp(s->alg, "mirror") ? DST_CHUNK_DEFAULT : 0;
 	struct storage_args args = { 0 };
-	struct add_opts ao;
 	size_t j, nadd = 0, ndel = 0;
-	uint32_t id;
 
 	if (strcmp(si->alg, s->alg) || si->chunk_size != chunk ||
 	    strcmp(si->bitmap, s->bitmap ? s->bitmap : "")) {
@@ -507,17 +511,7 @@ static int storage_adjust(const struct dst_config *c, const struct conf_storage 
 		printf("%s: add %s %s\n", s->name,
 		       s->nodes[j].type == DST_NODE_LOCAL ? "local" : "remote",
 		       s->nodes[j].target);
-		if (dry)
-			continue;
-		memset(&ao, 0, sizeof(ao));
-		ao.name = s->name;
-		ao.type = s->nodes[j].type;
-		ao.target = s->nodes[j].target;
-		ao.path = ao.type == DST_NODE_LOCAL ? ao.target : NULL;
-		ao.addr = s->nodes[j].addr;
-		ao.addr_len = s->nodes[j].addr_len;
-		ao.ra = s->nodes[j].ra;
-		if (node_add(&ao, &id))
+		if (!dry && conf_node_add(c, s, &s->nodes[j]))
 			return EXIT_FAIL;
 	}
 	for (j = 0; j < si->nnodes; j++) {
@@ -533,17 +527,6 @@ static int storage_adjust(const struct dst_config *c, const struct conf_storage 
 			return EXIT_FAIL;
 	}
 	return EXIT_OK;
-}
-
-static const struct export_info *kernel_export(const struct kernel_state *k,
-					       const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < k->el.n; i++)
-		if (!strcmp(k->el.v[i].name, name))
-			return &k->el.v[i];
-	return NULL;
 }
 
 int cmd_adjust(int argc, char *argv[])
@@ -570,7 +553,7 @@ int cmd_adjust(int argc, char *argv[])
 	}
 	for (i = 0; i < c.nstorages; i++) {
 		s = &c.storages[order[i]];
-		si = running_storage(&k, s->name);
+		si = kernel_storage(&k, s->name);
 		if (!si && o.dry_run) {
 			printf("%s: create with %zu node(s) and start\n", s->name, s->nnodes);
 			ret = EXIT_OK;

@@ -72,6 +72,16 @@ app_wait() {
 	APP_MBS=$(jq '.jobs[0] | (.read.bw_bytes + .write.bw_bytes) / 1e6 | . * 100 | round / 100' /tmp/app.json)
 }
 
+# app_then DEV: the run during the resync, then one after it: sets
+# APP_DURING and APP_AFTER.
+app_then() {
+	app_wait
+	APP_DURING=$APP_MBS
+	app "$1"
+	app_wait
+	APP_AFTER=$APP_MBS
+}
+
 # Two new ram disks, written whole first so that no peer pays for brd's
 # page allocation during its resync.
 fresh_rams() {
@@ -112,11 +122,8 @@ dst_round() {
 	t1=$(now)
 	DST_S=$(elapsed "$t0" "$t1")
 	if [[ "$3" != 0 ]]; then
-		app_wait
-		DST_APP=$APP_MBS
-		app "$DEV"
-		app_wait
-		DST_IDLE=$APP_MBS
+		app_then "$DEV"
+		DST_APP=$APP_DURING DST_IDLE=$APP_AFTER
 	fi
 	echo "bench: dst resynced $dirty dirty regions in $DST_S s${DST_APP:+, app $DST_APP MB/s, $DST_IDLE MB/s after}"
 	bounded 60 dstadm delete brs
@@ -143,11 +150,8 @@ md_round() {
 	t1=$(now)
 	MD_S=$(elapsed "$t0" "$t1")
 	if [[ "$2" != 0 ]]; then
-		app_wait
-		MD_APP=$APP_MBS
-		app /dev/md0
-		app_wait
-		MD_IDLE=$APP_MBS
+		app_then /dev/md0
+		MD_APP=$APP_DURING MD_IDLE=$APP_AFTER
 	fi
 	echo "bench: md re-add recovered in $MD_S s${MD_APP:+, app $MD_APP MB/s, $MD_IDLE MB/s after}"
 	bounded 60 mdadm --stop /dev/md0 >/dev/null 2>&1
