@@ -44,8 +44,8 @@ pkg_boot() { # N TIMEOUT CMDLINE...
 }
 
 # pkg_prepare OUT: the .debs built, the image, a new root disk over it in
-# OUT; sets POUT and PIMG.  Fails (with the build's last lines) if make deb
-# does.
+# OUT; sets POUT and PIMG.  Fails if any of it does (make deb: with its
+# last lines).
 pkg_prepare() {
 	POUT=$1
 	rm -rf "$POUT"
