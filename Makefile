@@ -4,6 +4,7 @@
 #   make test       the whole test suite (host unit tests, QEMU guest tests)
 #   make demo       boot a guest and show dst at work
 #   make bench      fio on brd, dst and nbd side by side in one guest
+#   make test-debug the guest tests on a KASAN/lockdep/kmemleak kernel (long)
 #   make deb        the Debian packages (dst-dkms, dstadm) in dist/, lintian clean
 #
 # KVER selects the kernel to build for: by default the newest installed
@@ -13,7 +14,7 @@ VERSION := $(shell cat VERSION)
 KVER ?= $(shell tests/lib/kver.sh)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module dstadm tools deps test demo bench deb clean
+.PHONY: all module dstadm tools deps test test-debug demo bench deb clean
 
 all: module dstadm
 
@@ -32,6 +33,11 @@ deps:
 # DST_TESTS=PATTERN runs only the guest tests whose names match.
 test:
 	tests/run.sh all $(DST_TESTS)
+
+# The debug-kernel tier: builds (once) and boots a 6.1 kernel with KASAN,
+# lockdep, kmemleak and fault injection; not part of "make test".
+test-debug:
+	tests/run.sh debug $(DST_TESTS)
 
 demo:
 	tests/demo.sh

@@ -154,3 +154,61 @@ int format_addr(const struct sockaddr_storage *ss, socklen_t len, char *buf,
 	}
 	return 0;
 }
+
+int parse_allow(const char *s, struct allow_entry *e)
+{
+	char host[INET6_ADDRSTRLEN];
+	const char *slash = strchr(s, '/');
+	size_t n = slash ? (size_t)(slash - s) : strlen(s);
+	unsigned int bits = 0, max, i;
+
+	memset(e, 0, sizeof(*e));
+	if (!n || n >= sizeof(host))
+		return -1;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	if (inet_pton(AF_INET, host, e->addr) == 1)
+		e->family = AF_INET;
+	else if (inet_pton(AF_INET6, host, e->addr) == 1)
+		e->family = AF_INET6;
+	else
+		return -1;
+	max = e->family == AF_INET ? 32 : 128;
+	if (!slash) {
+		bits = max;
+	} else {
+		/* 1 to 3 digits, no sign or leading zero. */
+		n = strlen(slash + 1);
+		if (!n || n > 3 || (slash[1] == '0' && n > 1))
+			return -1;
+		for (i = 1; i <= n; i++) {
+			if (slash[i] < '0' || slash[i] > '9')
+				return -1;
+			bits = bits * 10 + (unsigned int)(slash[i] - '0');
+		}
+		if (bits > max)
+			return -1;
+	}
+	e->prefix = (uint8_t)bits;
+	/* Host bits are dropped, as the kernel does. */
+	for (i = 0; i < max / 8; i++) {
+		if (bits >= 8)
+			bits -= 8;
+		else {
+			e->addr[i] &= (uint8_t)(0xff00 >> bits);
+			bits = 0;
+		}
+	}
+	return 0;
+}
+
+int format_allow(const struct allow_entry *e, char *buf, size_t size)
+{
+	char host[INET6_ADDRSTRLEN];
+	int n;
+
+	if (!inet_ntop(e->family, e->addr, host, sizeof(host)))
+		return -1;
+	n = snprintf(buf, size, "%s/%u", host, e->prefix);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}

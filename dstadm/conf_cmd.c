@@ -326,6 +326,9 @@ static int export_up_fresh(const struct dst_config *c, const struct conf_export 
 	eo.addr = e->addr;
 	eo.addr_len = e->addr_len;
 	eo.read_only = e->read_only;
+	eo.integrity = e->integrity;
+	eo.secret_file = e->secret_file;
+	eo.allow = e->allow;
 	if (export_request(DST_CMD_EXPORT_NEW, &eo))
 		return EXIT_FAIL;
 	printf("%s: exported on %s\n", e->name, e->listen);
@@ -451,7 +454,9 @@ static bool same_node(const struct conf_node *cn, const struct node_info *ni)
 		return false;
 	if (cn->type == DST_NODE_LOCAL)
 		return !strcmp(cn->target, ni->path);
-	return same_addr(&cn->addr, &ni->addr);
+	/* As for exports, a secret counts only as being there or not. */
+	return same_addr(&cn->addr, &ni->addr) && cn->ra.integrity == ni->integrity &&
+	       !!cn->secret_file == ni->auth;
 }
 
 static bool conf_has_node(const struct conf_storage *s, const struct node_info *ni)
@@ -529,6 +534,31 @@ static int storage_adjust(const struct dst_config *c, const struct conf_storage 
 	return EXIT_OK;
 }
 
+static bool same_allow(const struct allow_list *a, const struct allow_list *b)
+{
+	unsigned int i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (a->v[i].family != b->v[i].family || a->v[i].prefix != b->v[i].prefix ||
+		    a->v[i].read_only != b->v[i].read_only ||
+		    memcmp(a->v[i].addr, b->v[i].addr, a->v[i].family == AF_INET ? 4 : 16))
+			return false;
+	return true;
+}
+
+/*
+ * Whether the running export is the configured one.  A secret cannot be
+ * read back: only whether there is one counts.
+ */
+static bool export_same(const struct export_info *ei, const struct conf_export *e)
+{
+	return !strcmp(ei->device, e->device) && ei->read_only == e->read_only &&
+	       same_addr(&ei->addr, &e->addr) && ei->integrity == e->integrity &&
+	       ei->auth == !!e->secret_file && same_allow(&ei->allow, &e->allow);
+}
+
 int cmd_adjust(int argc, char *argv[])
 {
 	const struct storage_info *si;
@@ -568,8 +598,7 @@ int cmd_adjust(int argc, char *argv[])
 	for (i = 0; i < c.nexports; i++) {
 		e = &c.exports[i];
 		ei = kernel_export(&k, e->name);
-		if (ei && !strcmp(ei->device, e->device) && ei->read_only == e->read_only &&
-		    same_addr(&ei->addr, &e->addr))
+		if (ei && export_same(ei, e))
 			continue;
 		if (ei) {
 			printf("%s: unexport, to export it again as configured\n", e->name);

@@ -4,6 +4,7 @@
  * columns, a recursive-descent parser of storage and export blocks, and
  * checks across them; nothing is kept from a file with an error.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -238,7 +239,10 @@ static int seconds_arg(struct lexer *lx, struct token *t, const char *key,
 	return 0;
 }
 
-/* node local PATH | node remote ADDR:PORT [timeout S] [dead-timeout S] [reconnect-max S] */
+/*
+ * node local PATH | node remote ADDR:PORT [timeout S] [dead-timeout S]
+ *	[reconnect-max S] [secret-file PATH] [integrity]
+ */
 static int parse_node(struct lexer *lx, struct conf_storage *s)
 {
 	struct conf_node *n;
@@ -292,8 +296,19 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 			if (seconds_arg(lx, &t, "reconnect interval", 1,
 					DSTADM_MAX_RECONNECT, &n->ra.reconnect_max) < 0)
 				return -1;
+		} else if (!strcmp(t.text, "secret-file")) {
+			if (n->secret_file)
+				return conf_error(lx, &t, "'secret-file' given twice");
+			if (expect_path(lx, &t, "a secret file") < 0)
+				return -1;
+			n->secret_file = xstrdup(lx, &t);
+			if (!n->secret_file)
+				return -1;
+			n->ra.secret_file = n->secret_file;
+		} else if (!strcmp(t.text, "integrity")) {
+			n->ra.integrity = true;
 		} else {
-			return conf_error(lx, &t, "unknown option '%s' of a remote node: expected timeout, dead-timeout or reconnect-max",
+			return conf_error(lx, &t, "unknown option '%s' of a remote node: expected timeout, dead-timeout, reconnect-max, secret-file or integrity",
 					  t.text);
 		}
 	}
@@ -394,6 +409,32 @@ static int parse_storage(struct lexer *lx, const struct token *kw)
 	return 0;
 }
 
+/* allow ADDR[/LEN] [read-only], the end of the line included */
+static int parse_allow_line(struct lexer *lx, struct conf_export *e)
+{
+	struct allow_entry *a;
+	struct token t;
+
+	if (expect_word(lx, &t, "ADDR or ADDR/LEN") < 0)
+		return -1;
+	if (e->allow.n == DST_ALLOW_MAX)
+		return conf_error(lx, &t, "more than %d 'allow' entries", DST_ALLOW_MAX);
+	a = &e->allow.v[e->allow.n];
+	if (parse_allow(t.text, a) < 0)
+		return conf_error(lx, &t, "invalid prefix '%s': expected IPV4[/0-32] or IPV6[/0-128]",
+				  t.text);
+	e->allow.n++;
+	if (next(lx, &t) < 0)
+		return -1;
+	if (t.type == T_NL || t.type == T_EOF)
+		return 0;
+	if (t.type != T_WORD || strcmp(t.text, "read-only"))
+		return conf_error(lx, &t, "expected 'read-only' or end of line after the prefix, found '%s'",
+				  tok_name(&t));
+	a->read_only = true;
+	return expect_end(lx, "'read-only'");
+}
+
 static int parse_export(struct lexer *lx, const struct token *kw)
 {
 	struct dst_config *c = lx->c;
@@ -441,8 +482,22 @@ static int parse_export(struct lexer *lx, const struct token *kw)
 				return -1;
 		} else if (!strcmp(t.text, "read-only")) {
 			e->read_only = true;
+		} else if (!strcmp(t.text, "integrity")) {
+			e->integrity = true;
+		} else if (!strcmp(t.text, "secret-file")) {
+			if (e->secret_file)
+				return conf_error(lx, &t, "'secret-file' given twice");
+			if (expect_path(lx, &t, "a secret file") < 0)
+				return -1;
+			e->secret_file = xstrdup(lx, &t);
+			if (!e->secret_file)
+				return -1;
+		} else if (!strcmp(t.text, "allow")) {
+			if (parse_allow_line(lx, e) < 0)
+				return -1;
+			continue;
 		} else {
-			return conf_error(lx, &t, "unknown setting '%s' of an export: expected device, listen or read-only",
+			return conf_error(lx, &t, "unknown setting '%s' of an export: expected device, listen, read-only, allow, secret-file or integrity",
 					  t.text);
 		}
 		if (expect_end(lx, t.text) < 0)
@@ -647,8 +702,10 @@ void config_free(struct dst_config *c)
 	size_t i, j;
 
 	for (i = 0; i < c->nstorages; i++) {
-		for (j = 0; j < c->storages[i].nnodes; j++)
+		for (j = 0; j < c->storages[i].nnodes; j++) {
 			free(c->storages[i].nodes[j].target);
+			free(c->storages[i].nodes[j].secret_file);
+		}
 		free(c->storages[i].nodes);
 		free(c->storages[i].bitmap);
 	}
@@ -656,6 +713,7 @@ void config_free(struct dst_config *c)
 	for (i = 0; i < c->nexports; i++) {
 		free(c->exports[i].device);
 		free(c->exports[i].listen);
+		free(c->exports[i].secret_file);
 	}
 	free(c->exports);
 	for (i = 0; i < c->nfiles; i++)
@@ -726,6 +784,26 @@ static void print_size(FILE *f, uint64_t v)
 		fprintf(f, "%llu%c", (unsigned long long)v, units[u]);
 }
 
+static void dump_export(FILE *f, const struct conf_export *e, bool gap)
+{
+	char prefix[INET6_ADDRSTRLEN + 8];
+	unsigned int i;
+
+	fprintf(f, "%sexport %s {\n\tdevice %s\n\tlisten %s\n", gap ? "\n" : "",
+		e->name, e->device, e->listen);
+	if (e->read_only)
+		fputs("\tread-only\n", f);
+	for (i = 0; i < e->allow.n; i++)
+		if (format_allow(&e->allow.v[i], prefix, sizeof(prefix)) == 0)
+			fprintf(f, "\tallow %s%s\n", prefix,
+				e->allow.v[i].read_only ? " read-only" : "");
+	if (e->secret_file)
+		fprintf(f, "\tsecret-file %s\n", e->secret_file);
+	if (e->integrity)
+		fputs("\tintegrity\n", f);
+	fputs("}\n", f);
+}
+
 void config_dump(FILE *f, const struct dst_config *c)
 {
 	const struct conf_storage *s;
@@ -762,13 +840,14 @@ void config_dump(FILE *f, const struct dst_config *c)
 				fprintf(f, " dead-timeout %u", n->ra.dead_timeout);
 			if (n->ra.reconnect_max)
 				fprintf(f, " reconnect-max %u", n->ra.reconnect_max);
+			if (n->secret_file)
+				fprintf(f, " secret-file %s", n->secret_file);
+			if (n->ra.integrity)
+				fputs(" integrity", f);
 			fputc('\n', f);
 		}
 		fputs("}\n", f);
 	}
 	for (i = 0; i < c->nexports; i++)
-		fprintf(f, "%sexport %s {\n\tdevice %s\n\tlisten %s\n%s}\n",
-			i || c->nstorages ? "\n" : "", c->exports[i].name,
-			c->exports[i].device, c->exports[i].listen,
-			c->exports[i].read_only ? "\tread-only\n" : "");
+		dump_export(f, &c->exports[i], i || c->nstorages);
 }

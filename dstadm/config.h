@@ -23,7 +23,8 @@ struct conf_node {
 	char *target;			/* the path, or ADDR:PORT as written */
 	struct sockaddr_storage addr;	/* remote */
 	socklen_t addr_len;
-	struct remote_args ra;		/* remote */
+	struct remote_args ra;		/* remote; ra.secret_file is secret_file */
+	char *secret_file;		/* remote, NULL: none */
 };
 
 struct conf_storage {
@@ -46,6 +47,9 @@ struct conf_export {
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
 	bool read_only;
+	bool integrity;
+	char *secret_file;		/* NULL: none */
+	struct allow_list allow;	/* none: loopback clients only */
 	const char *file;
 	unsigned int line;
 };

@@ -227,6 +227,14 @@ int parse_remote_arg(const char *cmd, int c, const char *arg,
 			return usage_error(cmd, "invalid reconnect interval '%s': seconds from 1 to %u",
 					   arg, DSTADM_MAX_RECONNECT);
 		return EXIT_OK;
+	case 'S':
+		if (!*arg)
+			return usage_error(cmd, "empty secret file name");
+		ra->secret_file = arg;
+		return EXIT_OK;
+	case 'I':
+		ra->integrity = true;
+		return EXIT_OK;
 	default:
 		return 1;
 	}

@@ -137,7 +137,35 @@ struct remote_args {
 	bool has_dead_timeout;
 	uint32_t dead_timeout;		/* seconds I/O is held while down */
 	uint32_t reconnect_max;		/* most seconds between reconnects */
+	const char *secret_file;	/* NULL: no secret */
+	bool integrity;			/* CRC32C on every message */
 };
+
+/* An entry of an export's allow list: ADDR[/LEN] (addr.c). */
+struct allow_entry {
+	sa_family_t family;		/* AF_INET or AF_INET6 */
+	uint8_t prefix;			/* leading bits that count */
+	bool read_only;
+	uint8_t addr[16];		/* 4 or 16 bytes, network order */
+};
+
+struct allow_list {
+	struct allow_entry v[DST_ALLOW_MAX];
+	unsigned int n;
+};
+
+/* ADDR or ADDR/LEN, IPv4 or IPv6, host bits dropped; -1 if malformed. */
+int parse_allow(const char *s, struct allow_entry *e);
+/* "ADDR/LEN" into @buf; -1 if it does not fit. */
+int format_allow(const struct allow_entry *e, char *buf, size_t size);
+
+/*
+ * Read a shared secret from @path into @buf (DST_SECRET_MAX bytes): 1 to
+ * DST_SECRET_MAX bytes, one trailing newline dropped; refused if the file
+ * is not a regular file or group or others may access it.  Prints the
+ * error and returns -1 (secret.c).
+ */
+int secret_load(const char *path, uint8_t *buf, size_t *len);
 
 struct add_opts {
 	bool help;
@@ -162,11 +190,14 @@ struct import_opts {
 struct export_opts {
 	bool help;
 	bool read_only;
+	bool integrity;			/* clients must use CRC32C */
 	const char *name;
 	const char *device;
 	const char *listen;		/* as given */
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
+	const char *secret_file;	/* NULL: no secret */
+	struct allow_list allow;	/* none: loopback clients only */
 };
 
 int create_parse(int argc, char *argv[], struct create_opts *o);
@@ -209,7 +240,9 @@ int parse_remote_arg(const char *cmd, int c, const char *arg,
 #define REMOTE_OPTIONS \
 	{ "timeout",       required_argument, NULL, 't' }, \
 	{ "dead-timeout",  required_argument, NULL, 'D' }, \
-	{ "reconnect-max", required_argument, NULL, 'R' }
+	{ "reconnect-max", required_argument, NULL, 'R' }, \
+	{ "secret-file",   required_argument, NULL, 'S' }, \
+	{ "integrity",     no_argument,       NULL, 'I' }
 /*
  * A size in bytes: decimal digits with an optional binary suffix K, M, G,
  * T (or KiB, MiB, ...; any case).  0, or -1 if malformed or over 2^64-1.
@@ -260,6 +293,9 @@ struct node_info {
 	uint64_t dirty;			/* regions this leg lacks */
 	struct sockaddr_storage addr;	/* remote */
 	socklen_t addr_len;
+	bool auth;			/* remote: has a secret */
+	bool integrity;			/* remote: CRC32C */
+	uint64_t crc_errors;		/* remote */
 	char path[PATH_MAX];		/* local */
 };
 
@@ -287,6 +323,17 @@ struct storage_info {
 };
 
 /* An export as reported by the kernel. */
+/* A connected client of an export. */
+struct client_info {
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	bool read_only;
+	bool auth;
+	bool integrity;
+};
+
+#define EXPORT_CLIENTS_SHOWN	32
+
 struct export_info {
 	char name[DST_NAME_MAX];
 	char device[PATH_MAX];
@@ -296,6 +343,15 @@ struct export_info {
 	uint64_t size;
 	uint32_t clients;
 	uint64_t refused;
+	uint64_t denied;		/* not on the allow list */
+	uint64_t auth_failed;
+	uint64_t crc_errors;
+	bool auth;			/* has a secret */
+	bool integrity;
+	bool has_allow;			/* else loopback clients only */
+	struct allow_list allow;
+	struct client_info client[EXPORT_CLIENTS_SHOWN];
+	size_t nclient;			/* entries of @client used */
 };
 
 struct nlattr;

@@ -2,6 +2,7 @@
 /*
  * dstadm: serve block devices over the network, and stop serving them.
  */
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,13 +14,42 @@ static const struct option export_options[] = {
 	{ "device",    required_argument, NULL, 'd' },
 	{ "listen",    required_argument, NULL, 'l' },
 	{ "read-only", no_argument,       NULL, 'r' },
+	{ "allow",     required_argument, NULL, 'a' },
+	{ "secret-file", required_argument, NULL, 'S' },
+	{ "integrity", no_argument,       NULL, 'I' },
 	{ "help",      no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* --allow ADDR[/LEN][,ro] */
+static int allow_arg(const char *arg, struct allow_list *l)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	struct allow_entry *e;
+	size_t n = strlen(arg);
+	bool ro = false;
+
+	if (l->n == DST_ALLOW_MAX)
+		return usage_error("export", "more than %d --allow entries", DST_ALLOW_MAX);
+	if (n > 3 && (!strcmp(arg + n - 3, ",ro") || !strcmp(arg + n - 3, ",rw"))) {
+		ro = arg[n - 2] == 'r' && arg[n - 1] == 'o';
+		n -= 3;
+	}
+	if (n >= sizeof(buf))
+		return usage_error("export", "invalid --allow '%s': expected ADDR[/LEN][,ro]", arg);
+	memcpy(buf, arg, n);
+	buf[n] = '\0';
+	e = &l->v[l->n];
+	if (parse_allow(buf, e) < 0)
+		return usage_error("export", "invalid --allow '%s': expected ADDR[/LEN][,ro]", arg);
+	e->read_only = ro;
+	l->n++;
+	return EXIT_OK;
+}
+
 int export_parse(int argc, char *argv[], struct export_opts *o)
 {
-	int c;
+	int c, ret;
 
 	memset(o, 0, sizeof(*o));
 	optind = 0;
@@ -34,6 +64,19 @@ int export_parse(int argc, char *argv[], struct export_opts *o)
 			break;
 		case 'r':
 			o->read_only = true;
+			break;
+		case 'a':
+			ret = allow_arg(optarg, &o->allow);
+			if (ret)
+				return ret;
+			break;
+		case 'S':
+			if (!*optarg)
+				return usage_error("export", "empty secret file name");
+			o->secret_file = optarg;
+			break;
+		case 'I':
+			o->integrity = true;
 			break;
 		case 'h':
 			o->help = true;
@@ -73,8 +116,7 @@ int export_request(uint8_t cmd, const struct export_opts *o)
 		return EXIT_FAIL;
 
 	nlh = dst_nl_msg(&nl, cmd, 0);
-	if (dst_nl_put_export(&nl, nlh, o->name, o->device, &o->addr,
-			      o->addr_len, o->read_only) < 0)
+	if (dst_nl_put_export(&nl, nlh, o) < 0)
 		goto out;
 	if (dst_nl_request(&nl, nlh, NULL, NULL) < 0) {
 		dst_nl_perror(&nl, "export '%s'", o->name);
@@ -94,7 +136,11 @@ int cmd_export(int argc, char *argv[])
 	ret = export_parse(argc, argv, &o);
 	if (ret || o.help)
 		return ret;
-	return export_request(DST_CMD_EXPORT_NEW, &o);
+	ret = export_request(DST_CMD_EXPORT_NEW, &o);
+	if (!ret && !o.allow.n)
+		fprintf(stderr, "%s: export '%s': no --allow given: only loopback clients may connect\n",
+			PROG, o.name);
+	return ret;
 }
 
 int cmd_unexport(int argc, char *argv[])

@@ -70,6 +70,13 @@ static int get_u64(const struct nlattr *attr, uint64_t *v, bool required)
 	return 0;
 }
 
+/* A flag attribute into @v; -1 if malformed. */
+static int get_flag(const struct nlattr *attr, bool *v)
+{
+	*v = attr;
+	return attr && mnl_attr_validate(attr, MNL_TYPE_FLAG) < 0 ? -1 : 0;
+}
+
 int sockaddr_attr_parse(const struct nlattr *attr, struct sockaddr_storage *ss,
 			socklen_t *len)
 {
@@ -109,7 +116,10 @@ int node_info_parse(const struct nlattr *nest, struct node_info *ni)
 	    get_u32(tb[DST_NODE_A_RECONNECTS], &ni->reconnects, false) ||
 	    get_u64(tb[DST_NODE_A_SIZE], &ni->size, false) ||
 	    get_u64(tb[DST_NODE_A_READ_BYTES], &ni->read_bytes, false) ||
-	    get_u64(tb[DST_NODE_A_WRITE_BYTES], &ni->write_bytes, false))
+	    get_u64(tb[DST_NODE_A_WRITE_BYTES], &ni->write_bytes, false) ||
+	    get_u64(tb[DST_NODE_A_CRC_ERRORS], &ni->crc_errors, false) ||
+	    get_flag(tb[DST_NODE_A_AUTH], &ni->auth) ||
+	    get_flag(tb[DST_NODE_A_INTEGRITY], &ni->integrity))
 		return -1;
 	/* The node's target: required for the types known here. */
 	if ((tb[DST_NODE_A_ADDR] || ni->type == DST_NODE_REMOTE) &&
@@ -195,6 +205,51 @@ int storage_info_parse(const struct nlattr *nest, struct storage_info *si)
 	return 0;
 }
 
+/* An export's DST_EXPORT_A_ALLOW into @l. */
+static int allow_parse(const struct nlattr *nest, struct allow_list *l)
+{
+	const struct nlattr *tb[DST_ALLOW_A_MAX + 1], *attr;
+	struct allow_entry *e;
+	uint16_t len;
+
+	mnl_attr_for_each_nested(attr, nest) {
+		if (l->n == DST_ALLOW_MAX || parse_nest(attr, tb, DST_ALLOW_A_MAX) < 0 ||
+		    !tb[DST_ALLOW_A_ADDR] || !tb[DST_ALLOW_A_PREFIX] ||
+		    mnl_attr_validate(tb[DST_ALLOW_A_PREFIX], MNL_TYPE_U8) < 0)
+			return -1;
+		e = &l->v[l->n++];
+		len = mnl_attr_get_payload_len(tb[DST_ALLOW_A_ADDR]);
+		if (len != 4 && len != 16)
+			return -1;
+		e->family = len == 4 ? AF_INET : AF_INET6;
+		memcpy(e->addr, mnl_attr_get_payload(tb[DST_ALLOW_A_ADDR]), len);
+		e->prefix = mnl_attr_get_u8(tb[DST_ALLOW_A_PREFIX]);
+		if (e->prefix > len * 8 || get_flag(tb[DST_ALLOW_A_READ_ONLY], &e->read_only))
+			return -1;
+	}
+	return 0;
+}
+
+/* An export's DST_EXPORT_A_CLIENT_LIST: the first EXPORT_CLIENTS_SHOWN. */
+static int client_list_parse(const struct nlattr *nest, struct export_info *ei)
+{
+	const struct nlattr *tb[DST_CLIENT_A_MAX + 1], *attr;
+	struct client_info *c;
+
+	mnl_attr_for_each_nested(attr, nest) {
+		if (ei->nclient == EXPORT_CLIENTS_SHOWN)
+			break;
+		c = &ei->client[ei->nclient++];
+		if (parse_nest(attr, tb, DST_CLIENT_A_MAX) < 0 ||
+		    sockaddr_attr_parse(tb[DST_CLIENT_A_ADDR], &c->addr, &c->addr_len) < 0 ||
+		    get_flag(tb[DST_CLIENT_A_READ_ONLY], &c->read_only) ||
+		    get_flag(tb[DST_CLIENT_A_AUTH], &c->auth) ||
+		    get_flag(tb[DST_CLIENT_A_INTEGRITY], &c->integrity))
+			return -1;
+	}
+	return 0;
+}
+
 /* Fill @ei from a DST_A_EXPORT nest; -1 if it is malformed. */
 int export_info_parse(const struct nlattr *nest, struct export_info *ei)
 {
@@ -207,13 +262,18 @@ int export_info_parse(const struct nlattr *nest, struct export_info *ei)
 	    sockaddr_attr_parse(tb[DST_EXPORT_A_ADDR], &ei->addr, &ei->addr_len) ||
 	    get_u64(tb[DST_EXPORT_A_SIZE], &ei->size, false) ||
 	    get_u32(tb[DST_EXPORT_A_CLIENTS], &ei->clients, false) ||
-	    get_u64(tb[DST_EXPORT_A_REFUSED], &ei->refused, false))
+	    get_u64(tb[DST_EXPORT_A_REFUSED], &ei->refused, false) ||
+	    get_u64(tb[DST_EXPORT_A_DENIED], &ei->denied, false) ||
+	    get_u64(tb[DST_EXPORT_A_AUTH_FAILED], &ei->auth_failed, false) ||
+	    get_u64(tb[DST_EXPORT_A_CRC_ERRORS], &ei->crc_errors, false) ||
+	    get_flag(tb[DST_EXPORT_A_READ_ONLY], &ei->read_only) ||
+	    get_flag(tb[DST_EXPORT_A_AUTH], &ei->auth) ||
+	    get_flag(tb[DST_EXPORT_A_INTEGRITY], &ei->integrity))
 		return -1;
-	if (tb[DST_EXPORT_A_READ_ONLY]) {
-		if (mnl_attr_validate(tb[DST_EXPORT_A_READ_ONLY], MNL_TYPE_FLAG) < 0)
-			return -1;
-		ei->read_only = true;
-	}
+	ei->has_allow = tb[DST_EXPORT_A_ALLOW];
+	if ((ei->has_allow && allow_parse(tb[DST_EXPORT_A_ALLOW], &ei->allow) < 0) ||
+	    (tb[DST_EXPORT_A_CLIENT_LIST] && client_list_parse(tb[DST_EXPORT_A_CLIENT_LIST], ei) < 0))
+		return -1;
 	return 0;
 }
 

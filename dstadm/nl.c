@@ -139,6 +139,25 @@ int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
 	return 0;
 }
 
+/* Put @attr with the secret of @path; the copy on the stack is wiped. */
+static int put_secret(struct dst_nl *nl, struct nlmsghdr *nlh, uint16_t attr,
+		      const char *path)
+{
+	uint8_t secret[DST_SECRET_MAX];
+	size_t len;
+	bool ok;
+
+	if (secret_load(path, secret, &len) < 0)
+		return -1;
+	ok = mnl_attr_put_check(nlh, sizeof(nl->buf), attr, len, secret);
+	explicit_bzero(secret, sizeof(secret));
+	if (!ok) {
+		fprintf(stderr, "%s: argument too long\n", PROG);
+		return -1;
+	}
+	return 0;
+}
+
 int dst_nl_put_node(struct dst_nl *nl, struct nlmsghdr *nlh, uint32_t type,
 		    const struct sockaddr_storage *addr, socklen_t addr_len,
 		    const char *path, const struct remote_args *ra)
@@ -162,33 +181,71 @@ int dst_nl_put_node(struct dst_nl *nl, struct nlmsghdr *nlh, uint32_t type,
 				     ra->dead_timeout)) ||
 	    (ra->reconnect_max &&
 	     !mnl_attr_put_u32_check(nlh, size, DST_NODE_A_RECONNECT_MAX,
-				     ra->reconnect_max))) {
+				     ra->reconnect_max)) ||
+	    (ra->integrity &&
+	     !mnl_attr_put_check(nlh, size, DST_NODE_A_INTEGRITY, 0, ""))) {
 		fprintf(stderr, "%s: argument too long\n", PROG);
 		return -1;
 	}
+	if (ra->secret_file && put_secret(nl, nlh, DST_NODE_A_SECRET, ra->secret_file) < 0)
+		return -1;
 	mnl_attr_nest_end(nlh, nest);
 	return 0;
 }
 
+/* The allow list of an export as DST_EXPORT_A_ALLOW. */
+static bool put_allow(struct dst_nl *nl, struct nlmsghdr *nlh,
+		      const struct allow_list *l)
+{
+	const size_t size = sizeof(nl->buf);
+	const struct allow_entry *e;
+	struct nlattr *list, *nest;
+	unsigned int i;
+
+	if (!l->n)
+		return true;
+	list = mnl_attr_nest_start_check(nlh, size, DST_EXPORT_A_ALLOW);
+	if (!list)
+		return false;
+	for (i = 0; i < l->n; i++) {
+		e = &l->v[i];
+		nest = mnl_attr_nest_start_check(nlh, size, (uint16_t)(i + 1));
+		if (!nest ||
+		    !mnl_attr_put_check(nlh, size, DST_ALLOW_A_ADDR,
+					e->family == AF_INET ? 4 : 16, e->addr) ||
+		    !mnl_attr_put_u8_check(nlh, size, DST_ALLOW_A_PREFIX, e->prefix) ||
+		    (e->read_only &&
+		     !mnl_attr_put_check(nlh, size, DST_ALLOW_A_READ_ONLY, 0, "")))
+			return false;
+		mnl_attr_nest_end(nlh, nest);
+	}
+	mnl_attr_nest_end(nlh, list);
+	return true;
+}
+
 int dst_nl_put_export(struct dst_nl *nl, struct nlmsghdr *nlh,
-		      const char *name, const char *device,
-		      const struct sockaddr_storage *addr, socklen_t addr_len,
-		      bool read_only)
+		      const struct export_opts *o)
 {
 	const size_t size = sizeof(nl->buf);
 	struct nlattr *nest;
 
 	nest = mnl_attr_nest_start_check(nlh, size, DST_A_EXPORT);
 	if (!nest ||
-	    !mnl_attr_put_strz_check(nlh, size, DST_EXPORT_A_NAME, name) ||
-	    (device &&
-	     (!mnl_attr_put_strz_check(nlh, size, DST_EXPORT_A_DEVICE, device) ||
-	      !mnl_attr_put_check(nlh, size, DST_EXPORT_A_ADDR, addr_len, addr) ||
-	      (read_only &&
-	       !mnl_attr_put_check(nlh, size, DST_EXPORT_A_READ_ONLY, 0, ""))))) {
+	    !mnl_attr_put_strz_check(nlh, size, DST_EXPORT_A_NAME, o->name) ||
+	    (o->device &&
+	     (!mnl_attr_put_strz_check(nlh, size, DST_EXPORT_A_DEVICE, o->device) ||
+	      !mnl_attr_put_check(nlh, size, DST_EXPORT_A_ADDR, o->addr_len, &o->addr) ||
+	      (o->read_only &&
+	       !mnl_attr_put_check(nlh, size, DST_EXPORT_A_READ_ONLY, 0, "")) ||
+	      (o->integrity &&
+	       !mnl_attr_put_check(nlh, size, DST_EXPORT_A_INTEGRITY, 0, "")) ||
+	      !put_allow(nl, nlh, &o->allow)))) {
 		fprintf(stderr, "%s: argument too long\n", PROG);
 		return -1;
 	}
+	if (o->device && o->secret_file &&
+	    put_secret(nl, nlh, DST_EXPORT_A_SECRET, o->secret_file) < 0)
+		return -1;
 	mnl_attr_nest_end(nlh, nest);
 	return 0;
 }
@@ -329,6 +386,8 @@ void dst_nl_close(struct dst_nl *nl)
 	if (nl->sock)
 		mnl_socket_close(nl->sock);
 	nl->sock = NULL;
+	/* A request may have held a secret. */
+	explicit_bzero(nl->buf, sizeof(nl->buf));
 }
 
 void dst_nl_perror(const struct dst_nl *nl, const char *fmt, ...)

@@ -57,14 +57,14 @@ int dst_nl_put_node(struct dst_nl *nl, struct nlmsghdr *nlh, uint32_t type,
 		    const char *path, const struct remote_args *ra);
 
 /*
- * Put a DST_A_EXPORT nest naming an export and, if @device is not NULL,
- * its device, address and read-only flag.  Prints the error and returns -1
- * if they do not fit.
+ * Put a DST_A_EXPORT nest naming the export @o->name and, if @o->device is
+ * not NULL, all that makes it: device, address, flags, allow list, and the
+ * secret read from @o->secret_file.  Prints the error and returns -1 if
+ * they do not fit or the secret cannot be read.
  */
+struct export_opts;
 int dst_nl_put_export(struct dst_nl *nl, struct nlmsghdr *nlh,
-		      const char *name, const char *device,
-		      const struct sockaddr_storage *addr, socklen_t addr_len,
-		      bool read_only);
+		      const struct export_opts *o);
 
 /*
  * Send @nlh and run @cb (may be NULL) on each reply until the final ack or

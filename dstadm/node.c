@@ -30,6 +30,8 @@ int add_parse(int argc, char *argv[], struct add_opts *o)
 		case 't':
 		case 'D':
 		case 'R':
+		case 'S':
+		case 'I':
 			ret = parse_remote_arg("add", c, optarg, &o->ra);
 			if (ret)
 				return ret;
@@ -65,7 +67,7 @@ int add_parse(int argc, char *argv[], struct add_opts *o)
 				      &o->addr_len);
 	}
 	if (remote_opt)
-		return usage_error("add", "--timeout, --dead-timeout and --reconnect-max are for remote nodes");
+		return usage_error("add", "--timeout, --dead-timeout, --reconnect-max, --secret-file and --integrity are for remote nodes");
 	if (!*o->target)
 		return usage_error("add", "empty device path");
 	o->type = DST_NODE_LOCAL;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <linux/genetlink.h>
 
@@ -231,9 +232,14 @@ static void node_print_text(FILE *f, const struct status_set *set,
 	}
 	fprintf(f, "%ssize: %s\n", sub, size);
 	fprintf(f, "%sin flight: %u\n", sub, ni->inflight);
-	if (ni->type == DST_NODE_REMOTE)
+	if (ni->type == DST_NODE_REMOTE) {
 		fprintf(f, "%stimeout: %u s, dead timeout: %u s, reconnects: %u\n",
 			sub, ni->timeout, ni->dead_timeout, ni->reconnects);
+		fprintf(f, "%ssecret: %s, integrity: %s, checksum errors: %llu\n",
+			sub, ni->auth ? "yes" : "no",
+			ni->integrity ? "crc32c" : "none",
+			(unsigned long long)ni->crc_errors);
+	}
 	fprintf(f, "%sread: %s, written: %s\n", sub, rd, wr);
 	child = node_child(set, ni);
 	if (child)
@@ -302,7 +308,9 @@ static void storage_print_text(FILE *f, const struct status_set *set,
 
 static void export_print_text(FILE *f, const struct export_info *ei)
 {
-	char size[32], addr[ADDR_STRLEN];
+	char size[32], addr[ADDR_STRLEN], prefix[INET6_ADDRSTRLEN + 8];
+	const struct client_info *c;
+	unsigned int i;
 
 	format_size(size, sizeof(size), ei->size);
 	addr_text(addr, sizeof(addr), &ei->addr, ei->addr_len);
@@ -311,8 +319,27 @@ static void export_print_text(FILE *f, const struct export_info *ei)
 	fprintf(f, "  listen: %s\n", addr);
 	fprintf(f, "  read-only: %s\n", ei->read_only ? "yes" : "no");
 	fprintf(f, "  size: %s\n", size);
+	fprintf(f, "  secret: %s\n", ei->auth ? "yes" : "no");
+	fprintf(f, "  integrity: %s\n", ei->integrity ? "crc32c" : "none");
+	if (!ei->has_allow)
+		fprintf(f, "  allow: loopback only (no allow list)\n");
+	for (i = 0; i < ei->allow.n; i++) {
+		if (format_allow(&ei->allow.v[i], prefix, sizeof(prefix)) < 0)
+			strcpy(prefix, "?");
+		fprintf(f, "  allow: %s%s\n", prefix,
+			ei->allow.v[i].read_only ? " read-only" : "");
+	}
 	fprintf(f, "  clients: %u\n", ei->clients);
-	fprintf(f, "  refused: %llu\n", (unsigned long long)ei->refused);
+	for (i = 0; i < ei->nclient; i++) {
+		c = &ei->client[i];
+		addr_text(addr, sizeof(addr), &c->addr, c->addr_len);
+		fprintf(f, "    %s%s%s%s\n", addr, c->read_only ? " read-only" : "",
+			c->auth ? " secret" : "", c->integrity ? " crc32c" : "");
+	}
+	fprintf(f, "  refused: %llu bad input, %llu not allowed, %llu failed authentication\n",
+		(unsigned long long)ei->refused, (unsigned long long)ei->denied,
+		(unsigned long long)ei->auth_failed);
+	fprintf(f, "  checksum errors: %llu\n", (unsigned long long)ei->crc_errors);
 }
 
 static bool selected(const char *name, const char *want)
@@ -417,7 +444,12 @@ static bool node_json(struct json_object *arr, const struct node_info *ni)
 	    !add_or_null(o, "reconnect_max", remote,
 			 json_object_new_int64(ni->reconnect_max)) ||
 	    !add_or_null(o, "reconnects", remote,
-			 json_object_new_int64(ni->reconnects)))
+			 json_object_new_int64(ni->reconnects)) ||
+	    !add_or_null(o, "secret", remote, json_object_new_boolean(ni->auth)) ||
+	    !add_or_null(o, "integrity", remote,
+			 json_object_new_string(ni->integrity ? "crc32c" : "none")) ||
+	    !add_or_null(o, "crc_errors", remote,
+			 json_object_new_uint64(ni->crc_errors)))
 		return false;
 	/* Legs of a running mirror; null elsewhere: a stable set of keys. */
 	return add_or_null(o, "sync", ni->has_sync,
@@ -480,6 +512,49 @@ static bool storage_json(struct json_object *arr, const struct storage_info *si)
 	return true;
 }
 
+/* The allow list: null when there is none (loopback clients only). */
+static bool allow_json(struct json_object *o, const struct export_info *ei)
+{
+	char prefix[INET6_ADDRSTRLEN + 8];
+	struct json_object *arr, *e;
+	unsigned int i;
+
+	if (!ei->has_allow)
+		return json_object_object_add(o, "allow", NULL) == 0;
+	arr = json_object_new_array();
+	if (!add(o, "allow", arr))
+		return false;
+	for (i = 0; i < ei->allow.n; i++) {
+		e = append_object(arr);
+		if (!e || format_allow(&ei->allow.v[i], prefix, sizeof(prefix)) < 0 ||
+		    !add(e, "prefix", json_object_new_string(prefix)) ||
+		    !add(e, "read_only", json_object_new_boolean(ei->allow.v[i].read_only)))
+			return false;
+	}
+	return true;
+}
+
+static bool clients_json(struct json_object *o, const struct export_info *ei)
+{
+	struct json_object *arr = json_object_new_array(), *e;
+	const struct client_info *c;
+	size_t i;
+
+	if (!add(o, "client_list", arr))
+		return false;
+	for (i = 0; i < ei->nclient; i++) {
+		c = &ei->client[i];
+		e = append_object(arr);
+		if (!e || !add(e, "address", address_json(&c->addr, c->addr_len)) ||
+		    !add(e, "read_only", json_object_new_boolean(c->read_only)) ||
+		    !add(e, "secret", json_object_new_boolean(c->auth)) ||
+		    !add(e, "integrity",
+			 json_object_new_string(c->integrity ? "crc32c" : "none")))
+			return false;
+	}
+	return true;
+}
+
 static bool export_json(struct json_object *arr, const struct export_info *ei)
 {
 	struct json_object *o = append_object(arr);
@@ -490,8 +565,16 @@ static bool export_json(struct json_object *arr, const struct export_info *ei)
 	       add(o, "listen", address_json(&ei->addr, ei->addr_len)) &&
 	       add(o, "read_only", json_object_new_boolean(ei->read_only)) &&
 	       add(o, "size", json_object_new_uint64(ei->size)) &&
+	       add(o, "secret", json_object_new_boolean(ei->auth)) &&
+	       add(o, "integrity",
+		   json_object_new_string(ei->integrity ? "crc32c" : "none")) &&
+	       allow_json(o, ei) &&
 	       add(o, "clients", json_object_new_int64(ei->clients)) &&
-	       add(o, "refused", json_object_new_uint64(ei->refused));
+	       clients_json(o, ei) &&
+	       add(o, "refused", json_object_new_uint64(ei->refused)) &&
+	       add(o, "denied", json_object_new_uint64(ei->denied)) &&
+	       add(o, "auth_failed", json_object_new_uint64(ei->auth_failed)) &&
+	       add(o, "crc_errors", json_object_new_uint64(ei->crc_errors));
 }
 
 int status_print_json(FILE *f, const struct status_set *set, const char *name)

@@ -269,6 +269,8 @@ int import_parse(int argc, char *argv[], struct import_opts *o)
 		case 't':
 		case 'D':
 		case 'R':
+		case 'S':
+		case 'I':
 			ret = parse_remote_arg("import", c, optarg, &o->ra);
 			if (ret)
 				return ret;

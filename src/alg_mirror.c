@@ -518,7 +518,8 @@ static bool dst_mirror_fits(const struct dst_node_limits *node,
 	return node->logical_block_size <= disk->logical_block_size &&
 	       node->max_request >= disk->max_request &&
 	       !(disk->features & used & ~node->features) &&
-	       (disk->read_only || !node->read_only);
+	       (disk->read_only || !node->read_only) &&
+	       (disk->stable_writes || !node->stable_writes);
 }
 
 /* A new leg of a running mirror: every region dirty, resynced. */

@@ -124,6 +124,7 @@ static void dst_set_limits(struct dst_storage *st, struct request_queue *q)
 					      node->limits.physical_block_size);
 		lim.max_request = min(lim.max_request, node->limits.max_request);
 		lim.read_only |= node->limits.read_only;
+		lim.stable_writes |= node->limits.stable_writes;
 		lim.features &= node->limits.features;
 	}
 	lim.max_request = round_down(lim.max_request, lim.logical_block_size);
@@ -144,6 +145,8 @@ static void dst_set_limits(struct dst_storage *st, struct request_queue *q)
 	if (lim.features & DST_FEAT_WRITE_ZEROES)
 		blk_queue_max_write_zeroes_sectors(q, max_discard);
 	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	if (lim.stable_writes)
+		blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, q);
 	st->size = round_down(st->size, lim.logical_block_size);
 	st->read_only = lim.read_only;
 	st->limits = lim;

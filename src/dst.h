@@ -94,6 +94,7 @@ void dst_mirror_exit(void);
  * @physical_block_size: bytes
  * @max_request:	largest read or write in bytes
  * @read_only:		writes are refused
+ * @stable_writes:	data must not change while written (it is checksummed)
  * @features:		DST_FEAT_* it supports
  */
 struct dst_node_limits {
@@ -101,6 +102,7 @@ struct dst_node_limits {
 	u32 physical_block_size;
 	u32 max_request;
 	bool read_only;
+	bool stable_writes;
 	u64 features;
 };
 
@@ -109,6 +111,20 @@ struct dst_remote_opts {
 	unsigned int timeout;		/* seconds a request may take */
 	unsigned int dead_timeout;	/* seconds I/O is held while down */
 	unsigned int reconnect_max;	/* seconds between reconnects, at most */
+	const u8 *secret;		/* shared secret, NULL for none */
+	unsigned int secret_len;
+	bool integrity;			/* CRC32C on every message */
+};
+
+struct dst_access;
+
+/* What an export is asked to be. */
+struct dst_export_opts {
+	bool read_only;
+	struct dst_access *acl;		/* allow list, NULL: loopback only */
+	const u8 *secret;		/* shared secret, NULL for none */
+	unsigned int secret_len;
+	bool integrity;			/* clients must use CRC32C */
 };
 
 /**
@@ -137,7 +153,7 @@ struct dst_node {
 	u64 size;
 	struct dst_node_limits limits;
 	struct block_device *bdev;
-	char path[128];
+	char path[DST_PATH_MAX];
 	struct dst_remote *remote;
 	atomic64_t read_bytes;
 	atomic64_t write_bytes;
@@ -244,6 +260,8 @@ enum dst_node_state dst_remote_state(struct dst_remote *r);
 unsigned int dst_remote_inflight(struct dst_remote *r);
 unsigned int dst_remote_reconnects(struct dst_remote *r);
 void dst_remote_get_opts(struct dst_remote *r, struct dst_remote_opts *opts);
+bool dst_remote_auth(struct dst_remote *r);
+u64 dst_remote_crc_errors(struct dst_remote *r);
 const struct sockaddr_storage *dst_remote_addr(struct dst_remote *r, int *len);
 
 /* Socket helpers: sock.c */
@@ -276,7 +294,7 @@ struct dst_node *dst_kobj_node(struct kobject *kobj);
 struct dst_export;
 struct dst_export *dst_export_create(const char *name, const char *path,
 				     const struct sockaddr_storage *addr,
-				     int addrlen, bool read_only,
+				     int addrlen, struct dst_export_opts *opts,
 				     const char **why, int *err);
 void dst_export_destroy(struct dst_export *exp);
 struct dst_export *dst_export_find(const char *name);
@@ -287,6 +305,20 @@ void dst_export_unlock(void);
 const char *dst_export_name(struct dst_export *exp);
 int dst_server_init(void);
 void dst_server_exit(void);
+
+/* The shared-secret handshake: auth.c */
+struct crypto_shash;
+struct crypto_shash *dst_auth_new(const u8 *secret, unsigned int len);
+void dst_auth_free(struct crypto_shash *tfm);
+void dst_auth_challenge(u8 *challenge);
+int dst_auth_response(struct crypto_shash *tfm, bool server, const u8 *cchal,
+		      const u8 *schal, u8 *out);
+bool dst_auth_check(struct crypto_shash *tfm, bool server, const u8 *cchal,
+		    const u8 *schal, const u8 *resp);
+
+/* Checksums of messages: crc.c */
+u32 dst_crc_hdr(const void *hdr, size_t len, __be32 *field);
+u32 dst_crc_bio(struct bio *bio, struct bvec_iter iter);
 
 int dst_genl_init(void);
 void dst_genl_exit(void);

@@ -128,9 +128,13 @@ static void dst_export_probe(struct dst_export *exp)
 		exp->features |= DST_FEAT_WRITE_ZEROES;
 }
 
+/*
+ * A new export; it takes over @opts->acl, also on failure.  The secret is
+ * kept only as the key of an HMAC transform.
+ */
 struct dst_export *dst_export_create(const char *name, const char *path,
 				     const struct sockaddr_storage *addr,
-				     int addrlen, bool read_only,
+				     int addrlen, struct dst_export_opts *opts,
 				     const char **why, int *errp)
 {
 	struct dst_export *exp;
@@ -141,6 +145,7 @@ struct dst_export *dst_export_create(const char *name, const char *path,
 
 	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
 	if (!exp) {
+		dst_access_free(opts->acl);
 		err = -ENOMEM;
 		goto out;
 	}
@@ -148,12 +153,24 @@ struct dst_export *dst_export_create(const char *name, const char *path,
 	strscpy(exp->path, path, sizeof(exp->path));
 	memcpy(&exp->addr, addr, addrlen);
 	exp->addrlen = addrlen;
-	exp->read_only = read_only;
-	exp->mode = FMODE_READ | FMODE_EXCL | (read_only ? 0 : FMODE_WRITE);
+	exp->read_only = opts->read_only;
+	exp->mode = FMODE_READ | FMODE_EXCL |
+		    (opts->read_only ? 0 : FMODE_WRITE);
+	exp->acl = opts->acl;
+	exp->integrity = opts->integrity;
 	INIT_LIST_HEAD(&exp->clients);
 	mutex_init(&exp->lock);
 	init_waitqueue_head(&exp->wait);
-	atomic64_set(&exp->refused, 0);
+
+	if (opts->secret) {
+		exp->auth = dst_auth_new(opts->secret, opts->secret_len);
+		if (IS_ERR(exp->auth)) {
+			err = PTR_ERR(exp->auth);
+			exp->auth = NULL;
+			*why = "cannot set up HMAC-SHA256 for the secret";
+			goto err_free;
+		}
+	}
 
 	exp->bdev = blkdev_get_by_path(path, exp->mode, exp);
 	if (IS_ERR(exp->bdev)) {
@@ -181,8 +198,12 @@ struct dst_export *dst_export_create(const char *name, const char *path,
 		goto err_xa;
 	}
 	__module_get(THIS_MODULE);
-	pr_info("export %s: %s on %pISpc%s\n", exp->name, exp->path,
-		&exp->addr, read_only ? ", read-only" : "");
+	pr_info("export %s: %s on %pISpc%s%s%s\n", exp->name, exp->path,
+		&exp->addr, exp->read_only ? ", read-only" : "",
+		exp->auth ? ", secret" : "", exp->integrity ? ", crc32c" : "");
+	if (!exp->acl)
+		pr_info("export %s: no allow list, accepting loopback clients only\n",
+			exp->name);
 	return exp;
 
 err_xa:
@@ -192,6 +213,8 @@ err_sock:
 err_bdev:
 	blkdev_put(exp->bdev, exp->mode);
 err_free:
+	dst_auth_free(exp->auth);
+	dst_access_free(exp->acl);
 	kfree(exp);
 out:
 	*errp = err;
@@ -212,6 +235,8 @@ void dst_export_destroy(struct dst_export *exp)
 	sock_release(exp->listen);
 	blkdev_put(exp->bdev, exp->mode);
 	pr_info("export %s: stopped\n", exp->name);
+	dst_auth_free(exp->auth);
+	dst_access_free(exp->acl);
 	kfree(exp);
 	module_put(THIS_MODULE);
 }
@@ -231,7 +256,19 @@ int dst_export_fill(struct sk_buff *skb, struct dst_export *exp)
 			      DST_EXPORT_A_PAD) ||
 	    nla_put_u32(skb, DST_EXPORT_A_CLIENTS, READ_ONCE(exp->nr_clients)) ||
 	    nla_put_u64_64bit(skb, DST_EXPORT_A_REFUSED,
-			      atomic64_read(&exp->refused), DST_EXPORT_A_PAD)) {
+			      atomic64_read(&exp->refused), DST_EXPORT_A_PAD) ||
+	    nla_put_u64_64bit(skb, DST_EXPORT_A_DENIED,
+			      atomic64_read(&exp->denied), DST_EXPORT_A_PAD) ||
+	    nla_put_u64_64bit(skb, DST_EXPORT_A_AUTH_FAILED,
+			      atomic64_read(&exp->auth_failed),
+			      DST_EXPORT_A_PAD) ||
+	    nla_put_u64_64bit(skb, DST_EXPORT_A_CRC_ERRORS,
+			      atomic64_read(&exp->crc_errors),
+			      DST_EXPORT_A_PAD) ||
+	    (exp->auth && nla_put_flag(skb, DST_EXPORT_A_AUTH)) ||
+	    (exp->integrity && nla_put_flag(skb, DST_EXPORT_A_INTEGRITY)) ||
+	    dst_access_fill(skb, DST_EXPORT_A_ALLOW, exp->acl) ||
+	    dst_export_fill_clients(skb, exp)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

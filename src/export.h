@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/socket.h>
 #include <linux/wait.h>
+#include <net/netlink.h>
 
 #include "dst.h"
 
@@ -29,11 +30,17 @@
  * @nr_clients:	length of @clients
  * @wait:	woken when a client goes
  * @refused:	connections closed for invalid input
+ * @denied:	clients the allow list refused
+ * @auth_failed: handshakes with the secret that failed
+ * @crc_errors:	checksum mismatches of clients' messages
+ * @acl:	allow list, NULL: loopback clients only
+ * @auth:	the keyed HMAC of the secret, NULL for none
+ * @integrity:	clients must use CRC32C
  * @size:	bytes served, and what the device can do
  */
 struct dst_export {
 	char name[DST_NAME_MAX];
-	char path[128];
+	char path[DST_PATH_MAX];
 	u32 index;
 	struct block_device *bdev;
 	fmode_t mode;
@@ -48,6 +55,12 @@ struct dst_export {
 	unsigned int nr_clients;
 	wait_queue_head_t wait;
 	atomic64_t refused;
+	atomic64_t denied;
+	atomic64_t auth_failed;
+	atomic64_t crc_errors;
+	struct dst_access *acl;
+	struct crypto_shash *auth;
+	bool integrity;
 	u64 size;
 	u32 logical_block_size;
 	u32 physical_block_size;
@@ -57,7 +70,18 @@ struct dst_export {
 
 struct dst_client;
 
+/* Allow lists: access.c */
+extern const struct nla_policy dst_allow_policy[DST_ALLOW_A_MAX + 1];
+struct dst_access *dst_access_parse(struct nlattr *nest,
+				    struct netlink_ext_ack *extack);
+void dst_access_free(struct dst_access *acl);
+bool dst_access_check(const struct dst_access *acl,
+		      const struct sockaddr_storage *peer, bool *read_only);
+int dst_access_fill(struct sk_buff *skb, int attrtype,
+		    const struct dst_access *acl);
+
 void dst_client_start(struct dst_export *exp, struct socket *sock);
 void dst_export_close_clients(struct dst_export *exp);
+int dst_export_fill_clients(struct sk_buff *skb, struct dst_export *exp);
 
 #endif /* _DST_EXPORT_H */

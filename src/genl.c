@@ -18,8 +18,10 @@
 
 static const struct nla_policy dst_storage_policy[DST_STORAGE_A_MAX + 1] = {
 	/* Length is checked by the handlers, which say what is wrong. */
-	[DST_STORAGE_A_NAME]	= { .type = NLA_NUL_STRING },
-	[DST_STORAGE_A_ALG]	= { .type = NLA_NUL_STRING },
+	[DST_STORAGE_A_NAME]	= { .type = NLA_NUL_STRING,
+				    .len = DST_NAME_MAX - 1 },
+	[DST_STORAGE_A_ALG]	= { .type = NLA_NUL_STRING,
+				    .len = DST_ALG_NAME_MAX - 1 },
 	[DST_STORAGE_A_ID]	= { .type = NLA_REJECT },
 	[DST_STORAGE_A_STATE]	= { .type = NLA_REJECT },
 	[DST_STORAGE_A_SIZE]	= { .type = NLA_REJECT },
@@ -32,7 +34,8 @@ static const struct nla_policy dst_storage_policy[DST_STORAGE_A_MAX + 1] = {
 	[DST_STORAGE_A_RESYNC_MAX] = { .type = NLA_U32 },
 	[DST_STORAGE_A_RESYNC_RATE] = { .type = NLA_REJECT },
 	[DST_STORAGE_A_RESYNC_LEFT] = { .type = NLA_REJECT },
-	[DST_STORAGE_A_BITMAP]	= { .type = NLA_NUL_STRING },
+	[DST_STORAGE_A_BITMAP]	= { .type = NLA_NUL_STRING,
+				    .len = DST_BITMAP_PATH_MAX - 1 },
 	[DST_STORAGE_A_STARTED]	= { .type = NLA_REJECT },
 	[DST_STORAGE_A_BITMAP_REGIONS] = { .type = NLA_REJECT },
 };
@@ -41,7 +44,8 @@ static const struct nla_policy dst_node_policy[DST_NODE_A_MAX + 1] = {
 	[DST_NODE_A_TYPE]	= NLA_POLICY_MAX(NLA_U32, __DST_NODE_TYPE_MAX - 1),
 	[DST_NODE_A_ADDR]	= { .type = NLA_BINARY,
 				    .len = sizeof(struct sockaddr_in6) },
-	[DST_NODE_A_PATH]	= { .type = NLA_NUL_STRING },
+	[DST_NODE_A_PATH]	= { .type = NLA_NUL_STRING,
+				    .len = DST_PATH_MAX - 1 },
 	[DST_NODE_A_TIMEOUT]	= { .type = NLA_U32 },
 	[DST_NODE_A_ID]		= { .type = NLA_U32 },
 	[DST_NODE_A_STATE]	= { .type = NLA_REJECT },
@@ -56,11 +60,17 @@ static const struct nla_policy dst_node_policy[DST_NODE_A_MAX + 1] = {
 	[DST_NODE_A_DEAD_TIMEOUT] = { .type = NLA_U32 },
 	[DST_NODE_A_RECONNECT_MAX] = { .type = NLA_U32 },
 	[DST_NODE_A_RECONNECTS]	= { .type = NLA_REJECT },
+	[DST_NODE_A_SECRET]	= NLA_POLICY_RANGE(NLA_BINARY, 1, DST_SECRET_MAX),
+	[DST_NODE_A_INTEGRITY]	= { .type = NLA_FLAG },
+	[DST_NODE_A_AUTH]	= { .type = NLA_REJECT },
+	[DST_NODE_A_CRC_ERRORS]	= { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dst_export_policy[DST_EXPORT_A_MAX + 1] = {
-	[DST_EXPORT_A_NAME]	= { .type = NLA_NUL_STRING },
-	[DST_EXPORT_A_DEVICE]	= { .type = NLA_NUL_STRING },
+	[DST_EXPORT_A_NAME]	= { .type = NLA_NUL_STRING,
+				    .len = DST_NAME_MAX - 1 },
+	[DST_EXPORT_A_DEVICE]	= { .type = NLA_NUL_STRING,
+				    .len = DST_PATH_MAX - 1 },
 	[DST_EXPORT_A_ADDR]	= { .type = NLA_BINARY,
 				    .len = sizeof(struct sockaddr_in6) },
 	[DST_EXPORT_A_READ_ONLY] = { .type = NLA_FLAG },
@@ -68,6 +78,14 @@ static const struct nla_policy dst_export_policy[DST_EXPORT_A_MAX + 1] = {
 	[DST_EXPORT_A_CLIENTS]	= { .type = NLA_REJECT },
 	[DST_EXPORT_A_REFUSED]	= { .type = NLA_REJECT },
 	[DST_EXPORT_A_PAD]	= { .type = NLA_REJECT },
+	[DST_EXPORT_A_ALLOW]	= NLA_POLICY_NESTED_ARRAY(dst_allow_policy),
+	[DST_EXPORT_A_SECRET]	= NLA_POLICY_RANGE(NLA_BINARY, 1, DST_SECRET_MAX),
+	[DST_EXPORT_A_INTEGRITY] = { .type = NLA_FLAG },
+	[DST_EXPORT_A_AUTH]	= { .type = NLA_REJECT },
+	[DST_EXPORT_A_DENIED]	= { .type = NLA_REJECT },
+	[DST_EXPORT_A_AUTH_FAILED] = { .type = NLA_REJECT },
+	[DST_EXPORT_A_CRC_ERRORS] = { .type = NLA_REJECT },
+	[DST_EXPORT_A_CLIENT_LIST] = { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dst_policy[DST_A_MAX + 1] = {
@@ -77,6 +95,7 @@ static const struct nla_policy dst_policy[DST_A_MAX + 1] = {
 	[DST_A_NODE]	= NLA_POLICY_NESTED(dst_node_policy),
 	[DST_A_EXPORT]	= NLA_POLICY_NESTED(dst_export_policy),
 	[DST_A_EVENT]	= { .type = NLA_REJECT },
+	[DST_A_CLIENT]	= { .type = NLA_REJECT },
 };
 
 enum dst_mcgrp {
@@ -600,11 +619,17 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (type == DST_NODE_LOCAL &&
 	    (tb[DST_NODE_A_TIMEOUT] || tb[DST_NODE_A_DEAD_TIMEOUT] ||
-	     tb[DST_NODE_A_RECONNECT_MAX])) {
+	     tb[DST_NODE_A_RECONNECT_MAX] || tb[DST_NODE_A_SECRET] ||
+	     tb[DST_NODE_A_INTEGRITY])) {
 		NL_SET_ERR_MSG(info->extack,
-			       "timeouts and reconnects are for remote nodes");
+			       "timeouts, reconnects, secrets and integrity are for remote nodes");
 		return -EINVAL;
 	}
+	if (tb[DST_NODE_A_SECRET]) {
+		opts.secret = nla_data(tb[DST_NODE_A_SECRET]);
+		opts.secret_len = nla_len(tb[DST_NODE_A_SECRET]);
+	}
+	opts.integrity = nla_get_flag(tb[DST_NODE_A_INTEGRITY]);
 	err = dst_genl_seconds(info, tb[DST_NODE_A_TIMEOUT], DST_MAX_TIMEOUT,
 			       "timeout longer than a day", &opts.timeout) ?:
 	      dst_genl_seconds(info, tb[DST_NODE_A_DEAD_TIMEOUT],
@@ -740,6 +765,7 @@ static int dst_genl_export_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *nest = info->attrs[DST_A_EXPORT];
 	struct nlattr *tb[DST_EXPORT_A_MAX + 1];
+	struct dst_export_opts opts = {};
 	struct sockaddr_storage addr;
 	struct dst_export *exp;
 	const char *why = NULL;
@@ -761,6 +787,12 @@ static int dst_genl_export_new(struct sk_buff *skb, struct genl_info *info)
 	err = dst_genl_addr(info, tb[DST_EXPORT_A_ADDR], &addr, &len);
 	if (err)
 		return err;
+	opts.read_only = nla_get_flag(tb[DST_EXPORT_A_READ_ONLY]);
+	opts.integrity = nla_get_flag(tb[DST_EXPORT_A_INTEGRITY]);
+	if (tb[DST_EXPORT_A_SECRET]) {
+		opts.secret = nla_data(tb[DST_EXPORT_A_SECRET]);
+		opts.secret_len = nla_len(tb[DST_EXPORT_A_SECRET]);
+	}
 
 	dst_export_lock();
 	if (dst_export_find(nla_data(tb[DST_EXPORT_A_NAME]))) {
@@ -769,9 +801,16 @@ static int dst_genl_export_new(struct sk_buff *skb, struct genl_info *info)
 		err = -EEXIST;
 		goto out;
 	}
+	if (tb[DST_EXPORT_A_ALLOW]) {
+		opts.acl = dst_access_parse(tb[DST_EXPORT_A_ALLOW],
+					    info->extack);
+		if (IS_ERR(opts.acl)) {
+			err = PTR_ERR(opts.acl);
+			goto out;
+		}
+	}
 	exp = dst_export_create(nla_data(tb[DST_EXPORT_A_NAME]), path, &addr,
-				len, nla_get_flag(tb[DST_EXPORT_A_READ_ONLY]),
-				&why, &err);
+				len, &opts, &why, &err);
 	if (exp)
 		dst_genl_export_notify(exp, DST_CMD_EXPORT_NEW);
 	else

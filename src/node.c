@@ -134,7 +134,13 @@ static int dst_node_fill_type(struct sk_buff *skb, struct dst_node *node)
 	    nla_put_u32(skb, DST_NODE_A_RECONNECTS,
 			dst_remote_reconnects(node->remote)) ||
 	    nla_put_u32(skb, DST_NODE_A_INFLIGHT,
-			dst_remote_inflight(node->remote)))
+			dst_remote_inflight(node->remote)) ||
+	    (opts.integrity && nla_put_flag(skb, DST_NODE_A_INTEGRITY)) ||
+	    (dst_remote_auth(node->remote) &&
+	     nla_put_flag(skb, DST_NODE_A_AUTH)) ||
+	    nla_put_u64_64bit(skb, DST_NODE_A_CRC_ERRORS,
+			      dst_remote_crc_errors(node->remote),
+			      DST_NODE_A_PAD))
 		return -EMSGSIZE;
 	return 0;
 }

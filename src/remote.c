@@ -24,6 +24,11 @@
  * like every new one until the node is back; with a dead_timeout of 0, and
  * always for a leg of a mirror, which has the other legs, they fail at
  * once.
+ *
+ * With a secret, the handshake of auth.c proves both ends; a node that has
+ * one refuses an export that does not.  With integrity, CRC32C is asked
+ * for and required: a reply whose header checksum is wrong ends the
+ * connection, a read whose data checksum is wrong fails with EIO.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -65,6 +70,9 @@ struct dst_remote_req {
  * @stopping:	being destroyed
  * @down_since:	when the last connection ended
  * @reconnects:	connections made after the first
+ * @auth:	the keyed HMAC of the secret, NULL for none
+ * @integrity:	CRC32C asked for and required
+ * @crc_errors:	checksum mismatches seen by either end
  * @task:	connects, receives, and connects again
  */
 struct dst_remote {
@@ -85,6 +93,9 @@ struct dst_remote {
 	bool stopping;
 	unsigned long down_since;
 	atomic_t reconnects;
+	struct crypto_shash *auth;
+	bool integrity;
+	atomic64_t crc_errors;
 	wait_queue_head_t wait;
 	struct task_struct *task;
 	struct delayed_work timeout_work;
@@ -249,6 +260,13 @@ static int dst_remote_send(struct dst_remote *r, struct dst_remote_req *req)
 		.length = cpu_to_be32(cmd == DST_REQ_FLUSH ? 0 :
 				      bio->bi_iter.bi_size),
 	};
+	if (r->integrity) {
+		if (cmd == DST_REQ_WRITE)
+			hdr.data_crc = cpu_to_be32(dst_crc_bio(bio,
+							       bio->bi_iter));
+		hdr.hdr_crc = cpu_to_be32(dst_crc_hdr(&hdr, sizeof(hdr),
+						      &hdr.hdr_crc));
+	}
 	return dst_sock_send(r->sock, &hdr, sizeof(hdr), cmd == DST_REQ_WRITE) ?:
 	       (cmd == DST_REQ_WRITE ?
 		dst_sock_send_bio(r->sock, bio, false, false) : 0);
@@ -323,6 +341,17 @@ static struct dst_remote_req *dst_remote_lookup(struct dst_remote *r,
 	return req;
 }
 
+/* Read data of @req that does not match its checksum: EIO. */
+static u32 dst_remote_crc_error(struct dst_remote *r,
+				struct dst_remote_req *req)
+{
+	atomic64_inc(&r->crc_errors);
+	pr_err_ratelimited("dst%u: node%u: %pISpc: read data checksum mismatch at sector %llu, failing the read\n",
+			   r->node->st->id, r->node->id, &r->addr,
+			   (unsigned long long)req->bio->bi_iter.bi_sector);
+	return DST_EIO;
+}
+
 /* Read and complete one reply; a negative errno ends the connection. */
 static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 {
@@ -336,8 +365,15 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 		*why = "connection lost";
 		return err;
 	}
+	if (r->integrity && be32_to_cpu(rep.hdr_crc) !=
+			    dst_crc_hdr(&rep, sizeof(rep), &rep.hdr_crc)) {
+		atomic64_inc(&r->crc_errors);
+		*why = "reply header checksum mismatch";
+		return -EBADMSG;
+	}
 	if (be32_to_cpu(rep.magic) != DST_REP_MAGIC ||
-	    rep.version != DST_PROTO_VERSION || rep.reserved) {
+	    rep.version != DST_PROTO_VERSION || rep.reserved ||
+	    (!r->integrity && (rep.hdr_crc || rep.data_crc))) {
 		*why = "bad reply header";
 		return -EPROTO;
 	}
@@ -358,10 +394,16 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 			err = dst_sock_recv_bio(r->sock, req->bio);
 			if (err)
 				*why = "connection lost in read data";
+			else if (r->integrity &&
+				 be32_to_cpu(rep.data_crc) !=
+				 dst_crc_bio(req->bio, req->bio->bi_iter))
+				status = dst_remote_crc_error(r, req);
 		}
-	} else if (len) {
+	} else if (len || rep.data_crc) {
 		*why = "reply with unexpected data";
 		err = -EPROTO;
+	} else if (status == DST_ECRC) {
+		atomic64_inc(&r->crc_errors);
 	}
 	req->status = err ? BLK_STS_IOERR : dst_status_to_blk(status);
 	dst_remote_put_req(r, req);
@@ -524,54 +566,124 @@ static bool dst_valid_block_size(u32 bs)
 	return bs >= SECTOR_SIZE && bs <= PAGE_SIZE && is_power_of_2(bs);
 }
 
-/* Hello and its reply on @sock: fills @h. */
+/* The export refused the connection: what it said. */
+static int dst_remote_refused(struct dst_remote *r,
+			      struct dst_hello_reply *rep, const char **why)
+{
+	u16 error = be16_to_cpu(rep->error);
+
+	rep->reason[DST_REASON_LEN - 1] = '\0';
+	pr_err("%pISpc refused the connection: %s\n", &r->addr, rep->reason);
+	switch (error) {
+	case DST_EVERSION:
+		*why = "the export speaks another protocol version";
+		return -EPROTONOSUPPORT;
+	case DST_EPERM:
+		*why = "the export does not let this host in";
+		return -EACCES;
+	default:
+		*why = "the export refused the connection";
+		return -ECONNREFUSED;
+	}
+}
+
+/*
+ * The rest of the handshake with a secret: check the export's answer to
+ * our challenge, answer its challenge; then its hello reply follows.
+ */
+static int dst_remote_prove(struct dst_remote *r, struct socket *sock,
+			    const struct dst_hello *hello, struct dst_auth *a,
+			    const char **why)
+{
+	u8 schal[DST_CHALLENGE_LEN];
+
+	if (be16_to_cpu(a->version) != DST_PROTO_VERSION || a->reserved ||
+	    !dst_auth_check(r->auth, true, hello->challenge, a->challenge,
+			    a->response)) {
+		*why = "the export does not know the secret";
+		return -EACCES;
+	}
+	memcpy(schal, a->challenge, sizeof(schal));
+	memset(a, 0, sizeof(*a));
+	a->magic = cpu_to_be32(DST_AUTH_MAGIC);
+	a->version = cpu_to_be16(DST_PROTO_VERSION);
+	if (dst_auth_response(r->auth, false, hello->challenge, schal,
+			      a->response) ||
+	    dst_sock_send(sock, a, sizeof(*a), false)) {
+		*why = "handshake failed";
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Hello and its reply on @sock, and the handshake with the secret between
+ * them: fills @h.
+ */
 static int dst_remote_handshake(struct dst_remote *r, struct socket *sock,
 				struct dst_remote_hello *h, const char **why)
 {
 	struct dst_node_limits *lim = &h->limits;
-	struct dst_hello_reply rep;
+	union {
+		__be32 magic;
+		struct dst_auth auth;
+		struct dst_hello_reply rep;
+	} m;
+	struct dst_hello_reply *rep = &m.rep;
+	u8 *rest = (u8 *)&m + sizeof(m.magic);
 	struct dst_hello hello = {
 		.magic = cpu_to_be32(DST_HELLO_MAGIC),
 		.version = cpu_to_be16(DST_PROTO_VERSION),
+		.flags = cpu_to_be16(r->auth ? DST_HELLO_AUTH : 0),
 		.features = cpu_to_be64(DST_FEAT_FLUSH | DST_FEAT_FUA |
 					DST_FEAT_DISCARD |
-					DST_FEAT_WRITE_ZEROES),
+					DST_FEAT_WRITE_ZEROES |
+					(r->integrity ? DST_FEAT_CRC32C : 0)),
 	};
-	u32 pbs, max;
+	bool authed = false;
+	u32 pbs, max, flags;
 	int err;
 
+	dst_auth_challenge(hello.challenge);
 	err = dst_sock_send(sock, &hello, sizeof(hello), false);
 	if (!err)
-		err = dst_sock_recv(sock, &rep, sizeof(rep));
-	if (err) {
-		*why = "no hello from the export";
-		return err;
+		err = dst_sock_recv(sock, &m.magic, sizeof(m.magic));
+	if (!err && r->auth && be32_to_cpu(m.magic) == DST_AUTH_MAGIC) {
+		err = dst_sock_recv(sock, rest, sizeof(m.auth) - sizeof(m.magic));
+		if (err)
+			goto no_hello;
+		err = dst_remote_prove(r, sock, &hello, &m.auth, why);
+		if (err)
+			return err;
+		authed = true;
+		err = dst_sock_recv(sock, &m.magic, sizeof(m.magic));
 	}
-	if (be32_to_cpu(rep.magic) != DST_HELLO_MAGIC) {
+	if (!err)
+		err = dst_sock_recv(sock, rest, sizeof(*rep) - sizeof(m.magic));
+	if (err)
+		goto no_hello;
+	if (be32_to_cpu(rep->magic) != DST_HELLO_MAGIC) {
 		*why = "not a dst export (bad hello magic)";
 		return -EPROTO;
 	}
-	if (rep.error) {
-		rep.reason[DST_REASON_LEN - 1] = '\0';
-		pr_err("%pISpc refused the connection: %s\n", &r->addr,
-		       rep.reason);
-		*why = be16_to_cpu(rep.error) == DST_EVERSION ?
-		       "the export speaks another protocol version" :
-		       "the export refused the connection";
-		return be16_to_cpu(rep.error) == DST_EVERSION ?
-		       -EPROTONOSUPPORT : -ECONNREFUSED;
-	}
-	if (be16_to_cpu(rep.version) != DST_PROTO_VERSION) {
+	if (rep->error)
+		return dst_remote_refused(r, rep, why);
+	if (be16_to_cpu(rep->version) != DST_PROTO_VERSION) {
 		pr_err("%pISpc speaks protocol version %u, this module %u\n",
-		       &r->addr, be16_to_cpu(rep.version), DST_PROTO_VERSION);
+		       &r->addr, be16_to_cpu(rep->version), DST_PROTO_VERSION);
 		*why = "the export speaks another protocol version";
 		return -EPROTONOSUPPORT;
 	}
+	flags = be32_to_cpu(rep->flags);
+	if (r->auth && (!authed || !(flags & DST_EXPORT_AUTH))) {
+		*why = "the export did not prove the secret";
+		return -EACCES;
+	}
 
-	h->size = be64_to_cpu(rep.size);
-	lim->logical_block_size = be32_to_cpu(rep.logical_block_size);
-	pbs = be32_to_cpu(rep.physical_block_size);
-	max = be32_to_cpu(rep.max_request);
+	h->size = be64_to_cpu(rep->size);
+	lim->logical_block_size = be32_to_cpu(rep->logical_block_size);
+	pbs = be32_to_cpu(rep->physical_block_size);
+	max = be32_to_cpu(rep->max_request);
 	if (!dst_valid_block_size(lim->logical_block_size) ||
 	    !is_power_of_2(pbs) || pbs < lim->logical_block_size ||
 	    !h->size || h->size & (lim->logical_block_size - 1) ||
@@ -582,10 +694,19 @@ static int dst_remote_handshake(struct dst_remote *r, struct socket *sock,
 	lim->physical_block_size = pbs;
 	lim->max_request = round_down(min(max, DST_MAX_REQUEST),
 				      lim->logical_block_size);
-	lim->read_only = be32_to_cpu(rep.flags) & DST_EXPORT_READ_ONLY;
-	lim->features = be64_to_cpu(rep.features) &
+	lim->read_only = flags & DST_EXPORT_READ_ONLY;
+	lim->features = be64_to_cpu(rep->features) &
 			be64_to_cpu(hello.features);
+	if (r->integrity && !(lim->features & DST_FEAT_CRC32C)) {
+		*why = "the export does not do crc32c integrity";
+		return -EPROTO;
+	}
+	lim->stable_writes = r->integrity;
 	return 0;
+
+no_hello:
+	*why = "no hello from the export";
+	return err;
 }
 
 /* Whether the export, back again, can still be what the node was. */
@@ -758,7 +879,18 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 	spin_lock_init(&r->lock);
 	init_waitqueue_head(&r->wait);
 	atomic_set(&r->reconnects, 0);
+	atomic64_set(&r->crc_errors, 0);
 	INIT_DELAYED_WORK(&r->timeout_work, dst_remote_timeout_work);
+	r->integrity = opts->integrity;
+	if (opts->secret) {
+		r->auth = dst_auth_new(opts->secret, opts->secret_len);
+		if (IS_ERR(r->auth)) {
+			err = PTR_ERR(r->auth);
+			r->auth = NULL;
+			*why = "cannot set up HMAC-SHA256 for the secret";
+			goto err_free;
+		}
+	}
 
 	err = dst_remote_dial(r, &h, why);
 	if (err)
@@ -780,6 +912,7 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 err_sock:
 	sock_release(r->sock);
 err_free:
+	dst_auth_free(r->auth);
 	kvfree(r);
 	return ERR_PTR(err);
 }
@@ -799,6 +932,7 @@ void dst_remote_destroy(struct dst_remote *r)
 	dst_remote_fail_held(r);
 	/* Submitters still sending see the node down and let go. */
 	wait_event(r->wait, !READ_ONCE(r->nr_busy));
+	dst_auth_free(r->auth);
 	kvfree(r);
 }
 
@@ -824,6 +958,19 @@ void dst_remote_get_opts(struct dst_remote *r, struct dst_remote_opts *opts)
 	opts->timeout = r->timeout / HZ;
 	opts->dead_timeout = r->dead_timeout / HZ;
 	opts->reconnect_max = r->reconnect_max / HZ;
+	opts->secret = NULL;
+	opts->secret_len = 0;
+	opts->integrity = r->integrity;
+}
+
+bool dst_remote_auth(struct dst_remote *r)
+{
+	return r->auth;
+}
+
+u64 dst_remote_crc_errors(struct dst_remote *r)
+{
+	return atomic64_read(&r->crc_errors);
 }
 
 const struct sockaddr_storage *dst_remote_addr(struct dst_remote *r, int *len)

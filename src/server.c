@@ -8,6 +8,12 @@
  * back as replies, in completion order.  A write is acknowledged only
  * after its bio completed.  Anything invalid closes the connection with
  * one rate-limited log line; other clients go on.
+ *
+ * Before the hello is answered, the client must be on the export's allow
+ * list and, when the export has a secret, pass the handshake of auth.c.
+ * With CRC32C, a request whose header checksum is wrong closes the
+ * connection (nothing in it can be trusted); a write whose data checksum
+ * is wrong is not written and gets DST_ECRC.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,6 +37,9 @@ struct dst_client {
 	struct dst_export *exp;
 	struct socket *sock;
 	struct sockaddr_storage peer;
+	bool read_only;
+	bool auth;
+	bool crc;
 	struct task_struct *rx;
 	struct work_struct tx_work;
 	spinlock_t lock;		/* done */
@@ -108,12 +117,19 @@ static int dst_send_reply(struct dst_client *c, struct dst_sreq *sreq,
 	};
 	int err;
 
-	err = dst_sock_send(c->sock, &rep, sizeof(rep), data || more);
-	if (!err && data) {
-		/* Completion has advanced the bio: send what it read. */
+	/* Completion has advanced the bio: send what it read. */
+	if (data)
 		sreq->bio->bi_iter = sreq->data;
-		err = dst_sock_send_bio(c->sock, sreq->bio, true, more);
+	if (c->crc) {
+		if (data)
+			rep.data_crc = cpu_to_be32(dst_crc_bio(sreq->bio,
+							       sreq->data));
+		rep.hdr_crc = cpu_to_be32(dst_crc_hdr(&rep, sizeof(rep),
+						      &rep.hdr_crc));
 	}
+	err = dst_sock_send(c->sock, &rep, sizeof(rep), data || more);
+	if (!err && data)
+		err = dst_sock_send_bio(c->sock, sreq->bio, true, more);
 	return err;
 }
 
@@ -145,19 +161,27 @@ static void dst_client_refuse(struct dst_client *c, const char *why)
 }
 
 /* Check every field of a request header; NULL or what is wrong. */
-static const char *dst_check_request(struct dst_export *exp,
-				     const struct dst_request *req)
+static const char *dst_check_request(struct dst_client *c,
+				     struct dst_request *req)
 {
+	struct dst_export *exp = c->exp;
 	u64 off = be64_to_cpu(req->offset);
 	u32 len = be32_to_cpu(req->length);
 	u16 flags = be16_to_cpu(req->flags);
 
+	if (c->crc && be32_to_cpu(req->hdr_crc) !=
+		      dst_crc_hdr(req, sizeof(*req), &req->hdr_crc)) {
+		atomic64_inc(&exp->crc_errors);
+		return "request header checksum mismatch";
+	}
 	if (be32_to_cpu(req->magic) != DST_REQ_MAGIC)
 		return "bad request magic";
 	if (req->version != DST_PROTO_VERSION)
 		return "bad protocol version in a request";
-	if (req->reserved)
+	if (req->reserved || (!c->crc && (req->hdr_crc || req->data_crc)))
 		return "reserved field not zero";
+	if (req->data_crc && req->cmd != DST_REQ_WRITE)
+		return "data checksum on a request without data";
 	if (flags & ~(DST_REQ_FUA | DST_REQ_PREFLUSH))
 		return "unknown request flags";
 	if (flags && req->cmd != DST_REQ_WRITE)
@@ -284,14 +308,23 @@ static int dst_client_handle(struct dst_client *c, const struct dst_request *req
 			dst_sreq_free(sreq);
 			return err;
 		}
+		if (c->crc && be32_to_cpu(req->data_crc) !=
+			      dst_crc_bio(bio, bio->bi_iter)) {
+			atomic64_inc(&exp->crc_errors);
+			pr_warn_ratelimited("export %s: client %pISpc: write data checksum mismatch, not written\n",
+					    exp->name, &c->peer);
+			sreq->status = DST_ECRC;
+			dst_sreq_done(sreq);
+			return 0;
+		}
 	}
 
-	if ((exp->read_only && req->cmd != DST_REQ_READ &&
+	if ((c->read_only && req->cmd != DST_REQ_READ &&
 	     req->cmd != DST_REQ_FLUSH) ||
 	    (req->cmd == DST_REQ_DISCARD && !(exp->features & DST_FEAT_DISCARD)) ||
 	    (req->cmd == DST_REQ_WRITE_ZEROES &&
 	     !(exp->features & DST_FEAT_WRITE_ZEROES))) {
-		sreq->status = exp->read_only ? DST_EROFS : DST_EOPNOTSUPP;
+		sreq->status = c->read_only ? DST_EROFS : DST_EOPNOTSUPP;
 		dst_sreq_done(sreq);
 		return 0;
 	}
@@ -306,6 +339,63 @@ static int dst_client_handle(struct dst_client *c, const struct dst_request *req
 	return 0;
 }
 
+/* Send a hello reply that refuses the client with @status and @reason. */
+static void dst_client_deny(struct dst_client *c, u16 status,
+			    const char *reason)
+{
+	struct dst_hello_reply rep = {
+		.magic = cpu_to_be32(DST_HELLO_MAGIC),
+		.version = cpu_to_be16(DST_PROTO_VERSION),
+		.error = cpu_to_be16(status),
+	};
+
+	strscpy(rep.reason, reason, sizeof(rep.reason));
+	dst_sock_send(c->sock, &rep, sizeof(rep), false);
+}
+
+/* The handshake with the secret; false when the client failed it. */
+static bool dst_client_auth(struct dst_client *c, const struct dst_hello *hello)
+{
+	struct dst_export *exp = c->exp;
+	struct dst_auth a = {
+		.magic = cpu_to_be32(DST_AUTH_MAGIC),
+		.version = cpu_to_be16(DST_PROTO_VERSION),
+	};
+	u8 schal[DST_CHALLENGE_LEN];
+	const char *why;
+
+	dst_auth_challenge(schal);
+	memcpy(a.challenge, schal, sizeof(schal));
+	if (dst_auth_response(exp->auth, true, hello->challenge, schal,
+			      a.response) ||
+	    dst_sock_send(c->sock, &a, sizeof(a), false)) {
+		why = "handshake failed";
+		goto refuse;
+	}
+	if (dst_sock_recv(c->sock, &a, sizeof(a))) {
+		why = "no answer to the challenge";
+		goto refuse;
+	}
+	if (be32_to_cpu(a.magic) != DST_AUTH_MAGIC ||
+	    be16_to_cpu(a.version) != DST_PROTO_VERSION ||
+	    !dst_auth_check(exp->auth, false, hello->challenge, schal,
+			    a.response)) {
+		why = "wrong answer to the challenge";
+		dst_client_deny(c, DST_EPERM, "authentication failed");
+		goto refuse;
+	}
+	return true;
+refuse:
+	atomic64_inc(&exp->auth_failed);
+	pr_warn_ratelimited("export %s: client %pISpc: %s, closing the connection\n",
+			    exp->name, &c->peer, why);
+	return false;
+}
+
+/*
+ * Read the hello, check the client against the allow list, the secret and
+ * the integrity the export wants, and answer; nonzero to close.
+ */
 static int dst_client_hello(struct dst_client *c)
 {
 	struct dst_export *exp = c->exp;
@@ -314,10 +404,24 @@ static int dst_client_hello(struct dst_client *c)
 		.version = cpu_to_be16(DST_PROTO_VERSION),
 	};
 	struct dst_hello hello;
+	const char *deny = NULL;
+	u64 features;
+	u16 flags;
 	int err;
 
 	c->sock->sk->sk_rcvtimeo = DST_HELLO_TIMEOUT;
 	err = dst_sock_recv(c->sock, &hello, sizeof(hello));
+	/* Its hello is read only to answer it: nothing else happens. */
+	if (!dst_access_check(exp->acl, &c->peer, &c->read_only)) {
+		atomic64_inc(&exp->denied);
+		pr_warn_ratelimited("export %s: client %pISpc is not on the allow list, closing the connection\n",
+				    exp->name, &c->peer);
+		if (!err)
+			dst_client_deny(c, DST_EPERM,
+					"not on the export's allow list");
+		return -EPERM;
+	}
+	c->read_only |= exp->read_only;
 	if (err) {
 		dst_client_refuse(c, err == -EAGAIN ? "no hello in time" :
 				  "connection closed before a complete hello");
@@ -340,13 +444,38 @@ static int dst_client_hello(struct dst_client *c)
 		dst_sock_send(c->sock, &rep, sizeof(rep), false);
 		return -EPROTONOSUPPORT;
 	}
+	flags = be16_to_cpu(hello.flags);
+	features = be64_to_cpu(hello.features);
+	if (flags & ~DST_HELLO_AUTH) {
+		dst_client_refuse(c, "unknown hello flags");
+		return -EPROTO;
+	}
+	if (exp->auth && !(flags & DST_HELLO_AUTH))
+		deny = "this export needs a secret";
+	else if (!exp->auth && (flags & DST_HELLO_AUTH))
+		deny = "this export has no secret";
+	else if (exp->integrity && !(features & DST_FEAT_CRC32C))
+		deny = "this export needs crc32c integrity";
+	if (deny) {
+		atomic64_inc(&exp->auth_failed);
+		pr_warn_ratelimited("export %s: client %pISpc: %s, closing the connection\n",
+				    exp->name, &c->peer, deny);
+		dst_client_deny(c, DST_EPERM, deny);
+		return -EPERM;
+	}
+	if (exp->auth && !dst_client_auth(c, &hello))
+		return -EPERM;
+	c->auth = exp->auth;
+	c->crc = features & DST_FEAT_CRC32C;
 
 	rep.size = cpu_to_be64(exp->size);
 	rep.logical_block_size = cpu_to_be32(exp->logical_block_size);
 	rep.physical_block_size = cpu_to_be32(exp->physical_block_size);
 	rep.max_request = cpu_to_be32(exp->max_request);
-	rep.flags = cpu_to_be32(exp->read_only ? DST_EXPORT_READ_ONLY : 0);
-	rep.features = cpu_to_be64(be64_to_cpu(hello.features) & exp->features);
+	rep.flags = cpu_to_be32((c->read_only ? DST_EXPORT_READ_ONLY : 0) |
+				(c->auth ? DST_EXPORT_AUTH : 0));
+	rep.features = cpu_to_be64(features &
+				   (exp->features | DST_FEAT_CRC32C));
 	err = dst_sock_send(c->sock, &rep, sizeof(rep), false);
 	c->sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
 	return err;
@@ -369,7 +498,7 @@ static void dst_client_serve(struct dst_client *c)
 		}
 		if (err)
 			return;
-		why = dst_check_request(c->exp, &req);
+		why = dst_check_request(c, &req);
 		if (why) {
 			dst_client_refuse(c, why);
 			return;
@@ -464,6 +593,39 @@ err_sock:
 	sock_release(sock);
 }
 
+int dst_export_fill_clients(struct sk_buff *skb, struct dst_export *exp)
+{
+	struct nlattr *list, *nest;
+	struct dst_client *c;
+	int err = -EMSGSIZE;
+
+	list = nla_nest_start(skb, DST_EXPORT_A_CLIENT_LIST);
+	if (!list)
+		return -EMSGSIZE;
+	mutex_lock(&exp->lock);
+	list_for_each_entry(c, &exp->clients, list) {
+		nest = nla_nest_start(skb, DST_A_CLIENT);
+		if (!nest ||
+		    nla_put(skb, DST_CLIENT_A_ADDR,
+			    c->peer.ss_family == AF_INET ?
+			    sizeof(struct sockaddr_in) :
+			    sizeof(struct sockaddr_in6), &c->peer) ||
+		    (c->read_only && nla_put_flag(skb, DST_CLIENT_A_READ_ONLY)) ||
+		    (c->auth && nla_put_flag(skb, DST_CLIENT_A_AUTH)) ||
+		    (c->crc && nla_put_flag(skb, DST_CLIENT_A_INTEGRITY)))
+			goto out;
+		nla_nest_end(skb, nest);
+	}
+	err = 0;
+out:
+	mutex_unlock(&exp->lock);
+	if (err)
+		nla_nest_cancel(skb, list);
+	else
+		nla_nest_end(skb, list);
+	return err;
+}
+
 /* Take no more clients and make every client's thread end. */
 void dst_export_close_clients(struct dst_export *exp)
 {
@@ -478,10 +640,11 @@ void dst_export_close_clients(struct dst_export *exp)
 
 int __init dst_server_init(void)
 {
-	BUILD_BUG_ON(sizeof(struct dst_hello) != 16);
+	BUILD_BUG_ON(sizeof(struct dst_hello) != 48);
+	BUILD_BUG_ON(sizeof(struct dst_auth) != 72);
 	BUILD_BUG_ON(sizeof(struct dst_hello_reply) != 112);
-	BUILD_BUG_ON(sizeof(struct dst_request) != 32);
-	BUILD_BUG_ON(sizeof(struct dst_reply) != 24);
+	BUILD_BUG_ON(sizeof(struct dst_request) != 40);
+	BUILD_BUG_ON(sizeof(struct dst_reply) != 32);
 
 	dst_server_wq = alloc_workqueue("dst-server", WQ_MEM_RECLAIM, 0);
 	return dst_server_wq ? 0 : -ENOMEM;

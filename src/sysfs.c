@@ -157,6 +157,31 @@ static ssize_t reconnects_show(struct kobject *kobj,
 			  dst_remote_reconnects(to_dst_kobj(kobj)->node->remote));
 }
 
+/* "crc32c" or "none"; the secret is never shown, only whether there is one. */
+static ssize_t integrity_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	struct dst_remote_opts opts;
+
+	dst_remote_get_opts(to_dst_kobj(kobj)->node->remote, &opts);
+	return sysfs_emit(buf, "%s\n", opts.integrity ? "crc32c" : "none");
+}
+
+static ssize_t secret_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  dst_remote_auth(to_dst_kobj(kobj)->node->remote) ?
+			  "yes" : "no");
+}
+
+static ssize_t crc_errors_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  dst_remote_crc_errors(to_dst_kobj(kobj)->node->remote));
+}
+
 static struct kobj_attribute dst_attr_type = __ATTR_RO(type);
 static struct kobj_attribute dst_attr_address = __ATTR_RO(address);
 static struct kobj_attribute dst_attr_path = __ATTR_RO(path);
@@ -168,6 +193,9 @@ static struct kobj_attribute dst_attr_write_bytes = __ATTR_RO(write_bytes);
 static struct kobj_attribute dst_attr_timeout = __ATTR_RO(timeout);
 static struct kobj_attribute dst_attr_dead_timeout = __ATTR_RO(dead_timeout);
 static struct kobj_attribute dst_attr_reconnects = __ATTR_RO(reconnects);
+static struct kobj_attribute dst_attr_integrity = __ATTR_RO(integrity);
+static struct kobj_attribute dst_attr_secret = __ATTR_RO(secret);
+static struct kobj_attribute dst_attr_crc_errors = __ATTR_RO(crc_errors);
 
 static struct attribute *dst_node_attrs[] = {
 	&dst_attr_type.attr,
@@ -181,6 +209,9 @@ static struct attribute *dst_node_attrs[] = {
 	&dst_attr_timeout.attr,
 	&dst_attr_dead_timeout.attr,
 	&dst_attr_reconnects.attr,
+	&dst_attr_integrity.attr,
+	&dst_attr_secret.attr,
+	&dst_attr_crc_errors.attr,
 	NULL,
 };
 
@@ -195,7 +226,9 @@ static umode_t dst_node_attr_visible(struct kobject *kobj,
 	if (attr == &dst_attr_address.attr || attr == &dst_attr_inflight.attr ||
 	    attr == &dst_attr_timeout.attr ||
 	    attr == &dst_attr_dead_timeout.attr ||
-	    attr == &dst_attr_reconnects.attr)
+	    attr == &dst_attr_reconnects.attr ||
+	    attr == &dst_attr_integrity.attr || attr == &dst_attr_secret.attr ||
+	    attr == &dst_attr_crc_errors.attr)
 		return remote ? attr->mode : 0;
 	return attr->mode;
 }

@@ -102,7 +102,7 @@ commands_documented() {
 }
 
 shell_scripts_clean() {
-	cd "$ROOT" && shellcheck -x -s bash tests/*.sh tests/lib/*.sh tests/guest/*.sh tests/multi/*.sh tests/bench/*.sh tests/pkg/*.sh .ci/run
+	cd "$ROOT" && shellcheck -x -s bash tests/*.sh tests/lib/*.sh tests/guest/*.sh tests/multi/*.sh tests/debug/*.sh tests/bench/*.sh tests/pkg/*.sh .ci/run
 }
 
 # The config parser under libFuzzer (fixed seed and runs).

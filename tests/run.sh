@@ -9,10 +9,15 @@
 #   tests/run.sh multi [PATTERN]   the multi-host tier: guests A, B and C on a
 #                                  sealed network, tests/multi/NN-*.sh on A
 #   tests/run.sh pkg               the .debs installed in a Debian guest (tests/lib/pkg.sh)
+#   tests/run.sh debug [PATTERN]   the guest tests and tests/debug on a KASAN,
+#                                  lockdep, kmemleak, fault-injection kernel
+#                                  (tests/lib/debug.sh; make test-debug)
 #   tests/run.sh bench             fio on brd, dst and nbd in one guest (no pass/fail)
 #   tests/run.sh image             build the guest image if needed, print its dir
 # Env: KVER, DST_KO (module to test, default src/dst.ko), DST_GUEST_TIMEOUT
 # (whole guest run, default 1500 s), DST_TEST_TIMEOUT (per test, default 300 s),
+# DST_GUEST_ENV=NAME=VALUE,... (settings of the guest tests, e.g.
+# DST_WIRE_FUZZ=2000000),
 # DST_CACHE, DST_KVM=1, DST_VM_LIVE=1 (show the guest console live).
 # Output: tests/out/guest/{results.txt,NAME.log,console.log,dmesg.txt,counts}
 # and a last line "guest: N passed, N failed"; non-zero exit if any failed;
@@ -27,6 +32,8 @@ source "$LIB/vm.sh"
 source "$LIB/multi.sh"
 # shellcheck source=tests/lib/pkg.sh
 source "$LIB/pkg.sh"
+# shellcheck source=tests/lib/debug.sh
+source "$LIB/debug.sh"
 
 die() {
 	echo "run.sh: $*" >&2
@@ -157,6 +164,7 @@ cmd_guest() {
 	local -a extra=()
 	[[ "$pattern" != *" "* ]] || die "pattern must not contain spaces: '$pattern'"
 	[[ -z "$pattern" ]] || extra+=("dsttest.tests=$pattern")
+	[[ -z "${DST_GUEST_ENV:-}" ]] || extra+=("dsttest.env=$DST_GUEST_ENV")
 	prepare_guest
 	boot_guest "$out" test "${DST_GUEST_TIMEOUT:-1500}" "${extra[@]}" && finished=1
 	echo "guest: run took $((SECONDS - start)) s"
@@ -233,6 +241,11 @@ main() {
 	pkg)
 		cmd_pkg
 		;;
+	debug)
+		shift
+		"$LIB/deps.sh"
+		debug_run "$ROOT/tests/out/debug" "$@"
+		;;
 	bench)
 		shift
 		cmd_bench "$@"
@@ -242,7 +255,7 @@ main() {
 		"$LIB/image.sh" "$("$LIB/kver.sh")"
 		;;
 	*)
-		echo "usage: $0 all [PATTERN] | guest [PATTERN] | multi [PATTERN] | pkg | bench | image" >&2
+		echo "usage: $0 all [PATTERN] | guest [PATTERN] | multi [PATTERN] | pkg | debug [PATTERN] | bench | image" >&2
 		exit 2
 		;;
 	esac

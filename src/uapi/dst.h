@@ -24,6 +24,8 @@
 /* Storage and algorithm names, including the terminating NUL. */
 #define DST_NAME_MAX		32
 #define DST_ALG_NAME_MAX	16
+/* Device paths of nodes and exports, including the NUL. */
+#define DST_PATH_MAX		128
 
 /*
  * Commands.  Every command needs CAP_NET_ADMIN.
@@ -85,6 +87,7 @@ enum dst_attr {
 	DST_A_NODE,		/* nest: enum dst_node_attr */
 	DST_A_EXPORT,		/* nest: enum dst_export_attr */
 	DST_A_EVENT,		/* nest: enum dst_event_attr (events only) */
+	DST_A_CLIENT,		/* nest: enum dst_client_attr (reply only) */
 	__DST_A_MAX,
 };
 
@@ -216,6 +219,14 @@ enum dst_node_attr {
 	/* u32: remote: most seconds between reconnects, 0 = default 30 */
 	DST_NODE_A_RECONNECT_MAX,
 	DST_NODE_A_RECONNECTS,	/* u32: remote: connections made again (reply only) */
+	/*
+	 * binary, ADD only, 1 to DST_SECRET_MAX bytes: remote: the export's
+	 * shared secret; both ends prove they know it.  Never sent back.
+	 */
+	DST_NODE_A_SECRET,
+	DST_NODE_A_INTEGRITY,	/* flag: remote: CRC32C on every message */
+	DST_NODE_A_AUTH,	/* flag: remote: has a secret (reply only) */
+	DST_NODE_A_CRC_ERRORS,	/* u64: remote: checksum mismatches (reply only) */
 	__DST_NODE_A_MAX,
 };
 
@@ -252,10 +263,55 @@ enum dst_export_attr {
 	DST_EXPORT_A_CLIENTS,	/* u32: connected clients (reply only) */
 	DST_EXPORT_A_REFUSED,	/* u64: connections closed for bad input (reply only) */
 	DST_EXPORT_A_PAD,
+	/*
+	 * nest of nests (any type), one per entry: enum dst_allow_attr;
+	 * who may connect.  Absent: loopback clients only.
+	 */
+	DST_EXPORT_A_ALLOW,
+	/* binary, NEW only, 1 to DST_SECRET_MAX bytes: never sent back */
+	DST_EXPORT_A_SECRET,
+	DST_EXPORT_A_INTEGRITY,	/* flag: clients must use CRC32C */
+	DST_EXPORT_A_AUTH,	/* flag: has a secret (reply only) */
+	DST_EXPORT_A_DENIED,	/* u64: clients not on the allow list (reply only) */
+	DST_EXPORT_A_AUTH_FAILED, /* u64: failed handshakes with a secret (reply only) */
+	DST_EXPORT_A_CRC_ERRORS, /* u64: checksum mismatches (reply only) */
+	/* nest of DST_A_CLIENT nests: enum dst_client_attr (reply only) */
+	DST_EXPORT_A_CLIENT_LIST,
 	__DST_EXPORT_A_MAX,
 };
 
 #define DST_EXPORT_A_MAX (__DST_EXPORT_A_MAX - 1)
+
+/* Shared secrets: HMAC-SHA256 keys, at most this many bytes. */
+#define DST_SECRET_MAX		64
+/* Entries of an export's allow list, at most. */
+#define DST_ALLOW_MAX		64
+
+/*
+ * An entry of an allow list.  The longest prefix that holds a client's
+ * address decides; an IPv4-mapped IPv6 client is matched as IPv4.
+ */
+enum dst_allow_attr {
+	DST_ALLOW_A_UNSPEC,
+	DST_ALLOW_A_ADDR,	/* binary: 4 (IPv4) or 16 (IPv6) bytes, network order */
+	DST_ALLOW_A_PREFIX,	/* u8: bits of ADDR that count; absent: all */
+	DST_ALLOW_A_READ_ONLY,	/* flag: such clients may only read */
+	__DST_ALLOW_A_MAX,
+};
+
+#define DST_ALLOW_A_MAX (__DST_ALLOW_A_MAX - 1)
+
+/* A connected client of an export, inside DST_EXPORT_A_CLIENT_LIST. */
+enum dst_client_attr {
+	DST_CLIENT_A_UNSPEC,
+	DST_CLIENT_A_ADDR,	/* binary sockaddr of the client */
+	DST_CLIENT_A_READ_ONLY,	/* flag: may only read */
+	DST_CLIENT_A_AUTH,	/* flag: proved the secret */
+	DST_CLIENT_A_INTEGRITY,	/* flag: CRC32C on */
+	__DST_CLIENT_A_MAX,
+};
+
+#define DST_CLIENT_A_MAX (__DST_CLIENT_A_MAX - 1)
 
 /* ------------------------------------------------------------------------
  * Bitmap file of a mirror, version 1.  See docs/ARCHITECTURE.md.
@@ -323,14 +379,15 @@ struct dst_bitmap_header {
 };
 
 /* ------------------------------------------------------------------------
- * Wire protocol, version 1.  See docs/PROTOCOL.md.
+ * Wire protocol, version 2.  See docs/PROTOCOL.md.
  *
  * Every field is big-endian and naturally aligned, so the structs have no
  * padding and the sizes given.  Every header starts with a magic and the
  * protocol version.
  */
-#define DST_PROTO_VERSION	1
+#define DST_PROTO_VERSION	2
 #define DST_HELLO_MAGIC		0x44535448	/* "DSTH" */
+#define DST_AUTH_MAGIC		0x44535441	/* "DSTA" */
 #define DST_REQ_MAGIC		0x44535452	/* "DSTR" */
 #define DST_REP_MAGIC		0x44535450	/* "DSTP" */
 
@@ -339,18 +396,44 @@ struct dst_bitmap_header {
 #define DST_FEAT_FUA		_BITULL(1)
 #define DST_FEAT_DISCARD	_BITULL(2)
 #define DST_FEAT_WRITE_ZEROES	_BITULL(3)
+/* hdr_crc and data_crc of every request and reply are set and checked */
+#define DST_FEAT_CRC32C		_BITULL(4)
+
+/* Client hello flags: the client has a secret and wants the handshake. */
+#define DST_HELLO_AUTH		_BITUL(0)
 
 /* Export flags in the server hello. */
 #define DST_EXPORT_READ_ONLY	_BITUL(0)
+#define DST_EXPORT_AUTH		_BITUL(1)	/* both ends proved the secret */
 
 #define DST_REASON_LEN		64
+#define DST_CHALLENGE_LEN	32
+#define DST_RESPONSE_LEN	32	/* HMAC-SHA256 */
 
-/* Client hello, 16 bytes. */
+/* Client hello, 48 bytes. */
 struct dst_hello {
 	__be32 magic;		/* DST_HELLO_MAGIC */
 	__be16 version;		/* DST_PROTO_VERSION */
-	__be16 reserved;	/* 0 */
+	__be16 flags;		/* DST_HELLO_* */
 	__be64 features;	/* wanted DST_FEAT_* */
+	__u8 challenge[DST_CHALLENGE_LEN];	/* fresh random bytes */
+};
+
+/*
+ * Handshake with a shared secret, 72 bytes: the server sends its challenge
+ * and answer first, the client its answer (challenge zero).  An answer is
+ * HMAC-SHA256(secret, label || client challenge || server challenge) with
+ * the label DST_AUTH_SERVER or DST_AUTH_CLIENT, NUL included.
+ */
+#define DST_AUTH_SERVER		"dst v2 server"
+#define DST_AUTH_CLIENT		"dst v2 client"
+
+struct dst_auth {
+	__be32 magic;		/* DST_AUTH_MAGIC */
+	__be16 version;		/* DST_PROTO_VERSION */
+	__be16 reserved;	/* 0 */
+	__u8 challenge[DST_CHALLENGE_LEN];
+	__u8 response[DST_RESPONSE_LEN];
 };
 
 /* Server hello, 112 bytes. */
@@ -381,7 +464,13 @@ enum dst_cmd_type {
 #define DST_REQ_FUA		_BITUL(0)
 #define DST_REQ_PREFLUSH	_BITUL(1)
 
-/* Request, client to server, 32 bytes. */
+/*
+ * Checksums, with DST_FEAT_CRC32C (else 0): CRC-32C as iSCSI's digests.
+ * data_crc covers the data that follows the header; hdr_crc the header,
+ * itself taken as 0.
+ */
+
+/* Request, client to server, 40 bytes. */
 struct dst_request {
 	__be32 magic;		/* DST_REQ_MAGIC */
 	__u8 version;		/* DST_PROTO_VERSION */
@@ -390,10 +479,12 @@ struct dst_request {
 	__be64 handle;		/* echoed in the reply */
 	__be64 offset;		/* bytes, a multiple of the logical block size */
 	__be32 length;		/* bytes, likewise; 0 for FLUSH and DISCONNECT */
+	__be32 data_crc;	/* of a WRITE's data */
+	__be32 hdr_crc;
 	__be32 reserved;	/* 0 */
 };
 
-/* Reply, server to client, 24 bytes; a READ's data follows when OK. */
+/* Reply, server to client, 32 bytes; a READ's data follows when OK. */
 struct dst_reply {
 	__be32 magic;		/* DST_REP_MAGIC */
 	__u8 version;		/* DST_PROTO_VERSION */
@@ -402,6 +493,8 @@ struct dst_reply {
 	__be32 status;		/* enum dst_status */
 	__be32 length;		/* bytes of data that follow */
 	__be64 handle;		/* the request's handle */
+	__be32 data_crc;	/* of a READ's data */
+	__be32 hdr_crc;
 };
 
 enum dst_status {
@@ -414,6 +507,7 @@ enum dst_status {
 	DST_ENOMEM		= 6,
 	DST_EVERSION		= 7,	/* hello: protocol version not served */
 	DST_EPERM		= 8,	/* hello: client not allowed */
+	DST_ECRC		= 9,	/* the WRITE's data_crc did not match */
 };
 
 #endif /* _UAPI_LINUX_DST_H */

@@ -5,18 +5,6 @@ set -euo pipefail
 # shellcheck source=tests/guest/lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/lib.sh"
 
-# expect_error RC PATTERN CMD...: CMD exits RC and says PATTERN on stderr.
-expect_error() {
-	local want=$1 pattern=$2 rc=0 err
-	shift 2
-	err=$(mktemp)
-	"$@" >/dev/null 2>"$err" || rc=$?
-	sed 's/^/  stderr: /' "$err" >&2
-	((rc == want)) || fail "'$*' exited $rc, expected $want"
-	grep -q -- "$pattern" "$err" || fail "'$*' did not say '$pattern'"
-	rm -f "$err"
-}
-
 snapshot() { dstadm status --json; }
 
 # A request to the family loads the module on demand; where it cannot be

@@ -42,6 +42,20 @@ step "Import it: a remote disk appears" dstadm import remote0 --remote '[::1]:70
 step "Its size and block size" blockdev --getsize64 --getss "$(dev remote0)"
 step "Done with the plain remote disk" dstadm delete remote0
 
+umask 077
+head -c 24 /dev/urandom | base64 >/tmp/demo.key
+step "A shared secret in a file only root may read" ls -l /tmp/demo.key
+step "An export for one address, a secret and CRC-32C on the wire" \
+	dstadm export safe0 --device /dev/ram3 --listen 127.0.0.1:7002 \
+	--allow 127.0.0.1 --secret-file /tmp/demo.key --integrity
+step "Without the secret the export refuses the import" \
+	bash -c 'dstadm import nokey --remote 127.0.0.1:7002 --integrity || true'
+step "With it, both ends prove it and every message is checksummed" \
+	dstadm import safe --remote 127.0.0.1:7002 --secret-file /tmp/demo.key --integrity
+step "Status shows the allow list, the client and the counters, never the secret" \
+	dstadm status safe0
+step "Done with it" bash -c 'dstadm delete safe && dstadm unexport safe0'
+
 step "A mirror of a local disk and the remote one, 256 KiB regions" \
 	dstadm create m0 --alg mirror --chunk-size 256K
 step "Leg one: local" dstadm add m0 local /dev/ram1

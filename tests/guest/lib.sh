@@ -50,6 +50,18 @@ expect_fail() {
 	log "failed as expected ($rc): $*"
 }
 
+# expect_error RC PATTERN CMD...: CMD exits RC and says PATTERN on stderr.
+expect_error() {
+	local want=$1 pattern=$2 rc=0 err
+	shift 2
+	err=$(mktemp)
+	"$@" >/dev/null 2>"$err" || rc=$?
+	sed 's/^/  stderr: /' "$err" >&2
+	((rc == want)) || fail "'$*' exited $rc, expected $want"
+	grep -q -- "$pattern" "$err" || fail "'$*' did not say '$pattern'"
+	rm -f "$err"
+}
+
 dst_loaded() { grep -q '^dst ' /proc/modules; }
 
 # shellcheck disable=SC2120 # optional module parameters

@@ -1,11 +1,13 @@
 #!/bin/bash
 # Guest test runner: started by /sbin/dst-test-init (PID 1) from the 9p
 # share mounted at /mnt/dst. Parameters come from the kernel command line:
-#   dsttest.mode=test|demo|bench|multi|agent|pkg-setup   dsttest.kver=KVER
+#   dsttest.mode=test|debug|demo|bench|multi|agent|pkg-setup   dsttest.kver=KVER
 #   dsttest.tests=GLOB[,GLOB]  dsttest.results=DIR  dsttest.ko=PATH
 #   dsttest.timeout=SECONDS  dsttest.role=A|B|C  dsttest.ctl=DIR
 # multi: the tests of tests/multi on host A of the multi-host tier; agent:
-# tests/multi/agent.sh on host B or C (see tests/multi/lib.sh).
+# tests/multi/agent.sh on host B or C (see tests/multi/lib.sh); debug: the
+# tests of tests/guest and then tests/debug on the debug kernel, whose
+# modules come on the 9p share "dstkmod" (tests/lib/debug.sh).
 # (DIR and PATH relative to the share root unless absolute.) The prefix is
 # "dsttest." and not "dst." on purpose: modprobe passes every "dst.X=Y" of
 # the kernel command line to the dst module as a module parameter.
@@ -34,6 +36,22 @@ abs_path() {
 	if [[ "$1" == /* ]]; then echo "$1"; else echo "$DST_ROOT/$1"; fi
 }
 
+# dsttest.env=NAME=VALUE[,NAME=VALUE]: settings of the tests (tests/run.sh
+# passes DST_GUEST_ENV), only DST_* names and plain values.
+load_env() {
+	local kv
+	local -a pairs
+	IFS=, read -r -a pairs <<<"$1"
+	for kv in "${pairs[@]}"; do
+		if [[ "$kv" =~ ^(DST_[A-Z0-9_]+)=([A-Za-z0-9._:/-]*)$ ]]; then
+			export "${BASH_REMATCH[1]}=${BASH_REMATCH[2]}"
+			say "setting ${BASH_REMATCH[1]}=${BASH_REMATCH[2]}"
+		else
+			say "ignoring dsttest.env entry '$kv'"
+		fi
+	done
+}
+
 load_params() {
 	DST_MODE=$(cmdline_param mode test)
 	DST_KVER=$(cmdline_param kver)
@@ -46,9 +64,12 @@ load_params() {
 	DST_CTL=$(abs_path "$(cmdline_param ctl tests/out/multi/ctl)")
 	DST_TEST_DIR=$DST_ROOT/tests/guest
 	[[ "$DST_MODE" != multi ]] || DST_TEST_DIR=$DST_ROOT/tests/multi
+	DST_EXTRA_TEST_DIR=
+	[[ "$DST_MODE" != debug ]] || DST_EXTRA_TEST_DIR=$DST_ROOT/tests/debug
 	PATH=$DST_ROOT/dstadm:$DST_ROOT/tests/guest/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 	export DST_ROOT DST_MODE DST_KVER DST_TESTS DST_TEST_TIMEOUT DST_RESULTS DST_KO PATH
-	export DST_ROLE DST_CTL DST_TEST_DIR
+	export DST_ROLE DST_CTL DST_TEST_DIR DST_EXTRA_TEST_DIR
+	load_env "$(cmdline_param env)"
 	mkdir -p "$DST_RESULTS"
 }
 
@@ -84,6 +105,18 @@ install_module() {
 		say "note: modprobe dst would load '$found', not updates/dst.ko"
 	fi
 	say "installed $DST_KO as $m/updates/dst.ko"
+}
+
+# The debug kernel's modules, from the share "dstkmod", into /lib/modules
+# of this throw-away root.
+install_kernel_modules() {
+	mkdir -p /mnt/kmod
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro dstkmod /mnt/kmod ||
+		{ say "error: no share dstkmod with the kernel's modules"; return 1; }
+	rm -rf "/lib/modules/$(uname -r)"
+	cp -a "/mnt/kmod/$(uname -r)" /lib/modules/
+	umount /mnt/kmod
+	say "modules of $(uname -r) installed from the share"
 }
 
 ensure_user() {
@@ -122,7 +155,7 @@ select_tests() {
 	local t name pat
 	local -a pats
 	IFS=, read -r -a pats <<<"$DST_TESTS"
-	for t in "$DST_TEST_DIR"/[0-9][0-9]-*.sh; do
+	for t in "$DST_TEST_DIR"/[0-9][0-9]-*.sh ${DST_EXTRA_TEST_DIR:+"$DST_EXTRA_TEST_DIR"/[0-9][0-9]-*.sh}; do
 		[[ -f "$t" ]] || continue
 		name=$(basename "$t" .sh)
 		if ((${#pats[@]} == 0)); then
@@ -162,9 +195,23 @@ watchdog() {
 	echo w >/proc/sysrq-trigger
 }
 
+# Debug kernel: kmemleak's unreferenced objects allocated through dst
+# (scanned while the module is still loaded, so that its frames have
+# names), printed; the count is the output's last line.  They are cleared
+# so that each is told once.
+kmemleak_dst() {
+	local k=/sys/kernel/debug/kmemleak
+	[[ "$DST_MODE" == debug && -w $k ]] || { echo 0; return 0; }
+	echo scan >"$k"
+	awk '/^unreferenced object/ { if (blk ~ /\[dst\]/) { print blk; n++ } blk = $0; next }
+		{ blk = blk "\n" $0 }
+		END { if (blk ~ /\[dst\]/) { print blk; n++ } print n + 0 }' "$k"
+	echo clear >"$k"
+}
+
 # Runs one test; appends "PASS name" or "FAIL name reason" to results.txt.
 run_test() {
-	local t=$1 name log mark rc=0 reason="" bad start wd
+	local t=$1 name log mark rc=0 reason="" bad start wd leaks
 	name=$(basename "$t" .sh)
 	log=$DST_RESULTS/$name.log
 	mark=$(kmsg_seq)
@@ -181,6 +228,14 @@ run_test() {
 		reason="timeout after ${DST_TEST_TIMEOUT}s"
 	elif ((rc != 0)); then
 		reason="exit status $rc"
+	fi
+	leaks=$(kmemleak_dst)
+	if [[ "$(tail -n1 <<<"$leaks")" != 0 ]]; then
+		{
+			echo "runner: kmemleak found objects leaked through dst:"
+			echo "$leaks"
+		} >>"$log"
+		reason=${reason:-"kmemleak: $(tail -n1 <<<"$leaks") object(s) leaked through dst"}
 	fi
 	if dst_loaded; then
 		if ! rmmod dst >>"$log" 2>&1; then
@@ -280,6 +335,7 @@ main() {
 		finish
 		return
 	fi
+	[[ "$DST_MODE" != debug ]] || install_kernel_modules
 	install_module
 	ensure_user
 	case "$DST_MODE" in

@@ -7,7 +7,7 @@ set -euo pipefail
 DST_DEPS=(
 	qemu-system-x86 qemu-utils mmdebstrap e2fsprogs
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
-	libmnl-dev libjson-c-dev libcmocka-dev pkg-config gcc make
+	libmnl-dev libjson-c-dev libcmocka-dev libssl-dev pkg-config gcc make
 	jq python3 valgrind shellcheck man-db xz-utils kmod perl
 	clang debhelper dh-dkms lintian dpkg-dev
 )
@@ -21,9 +21,10 @@ dst_missing_pkgs() {
 	done
 }
 
-dst_deps() {
+# Installs the packages of "$@" that are missing.
+dst_install() {
 	local missing
-	mapfile -t missing < <(dst_missing_pkgs "${DST_DEPS[@]}")
+	mapfile -t missing < <(dst_missing_pkgs "$@")
 	((${#missing[@]} == 0)) && return 0
 	echo "deps: installing ${missing[*]}" >&2
 	if [[ $(id -u) -ne 0 ]]; then
@@ -33,6 +34,10 @@ dst_deps() {
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq >&2
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+dst_deps() {
+	dst_install "${DST_DEPS[@]}"
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then

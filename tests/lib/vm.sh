@@ -11,7 +11,8 @@
 # Env: DST_KVM=1 uses KVM (broken on nested hosts), DST_VM_MEM (MiB,
 # default 2048), DST_VM_SMP (default 2), DST_QEMU_EXTRA (more QEMU args),
 # DST_VM_ROOT_DRIVE (the -drive of the root disk instead of a throw-away
-# snapshot of the image).
+# snapshot of the image), DST_VM_KERNEL and DST_VM_INITRD (another kernel
+# than the image's; DST_VM_INITRD=none boots without an initramfs).
 set -euo pipefail
 
 vm_accel_args() {
@@ -24,13 +25,14 @@ vm_accel_args() {
 
 vm_qemu_cmd() {
 	local img=$1 share=$2 append=$3
-	local -a accel extra
+	local -a accel extra initrd=(-initrd "${DST_VM_INITRD:-$img/initrd.img}")
 	read -r -a accel <<<"$(vm_accel_args)"
 	read -r -a extra <<<"${DST_QEMU_EXTRA:-}"
+	[[ "${DST_VM_INITRD:-}" != none ]] || initrd=()
 	VM_CMD=(
 		qemu-system-x86_64 -machine q35 "${accel[@]}"
 		-smp "${DST_VM_SMP:-2}" -m "${DST_VM_MEM:-2048}"
-		-kernel "$img/vmlinuz" -initrd "$img/initrd.img" -append "$append"
+		-kernel "${DST_VM_KERNEL:-$img/vmlinuz}" "${initrd[@]}" -append "$append"
 		-drive "${DST_VM_ROOT_DRIVE:-file=$img/rootfs.ext4,if=virtio,format=raw,snapshot=on}"
 		-fsdev "local,id=dstfs,path=$share,security_model=none,multidevs=remap"
 		-device "virtio-9p-pci,fsdev=dstfs,mount_tag=dst"

@@ -16,6 +16,9 @@ LEG_MIB=128
 PORT=7000
 ADDR_B=10.0.1.2
 ADDR_C=10.0.2.3
+# A's ends of the two links: the only client each export allows.
+ADDR_A_B=10.0.1.1
+ADDR_A_C=10.0.2.1
 # shellcheck disable=SC2034 # used by the tests that source this
 ACKLOG=$DST_ROOT/tests/tools/acklog
 # Set by the runner from the kernel command line.
@@ -36,8 +39,8 @@ net_up() {
 	ip link set lo up
 	case "$DST_ROLE" in
 	A)
-		link_up 52:54:00:00:01:01 10.0.1.1/24
-		link_up 52:54:00:00:02:01 10.0.2.1/24
+		link_up 52:54:00:00:01:01 "$ADDR_A_B/24"
+		link_up 52:54:00:00:02:01 "$ADDR_A_C/24"
 		;;
 	B) link_up 52:54:00:00:01:02 "$ADDR_B/24" ;;
 	C) link_up 52:54:00:00:02:03 "$ADDR_C/24" ;;

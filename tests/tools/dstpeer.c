@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dstpeer: a raw peer of the dst wire protocol v1 (src/uapi/dst.h), well
+ * dstpeer: a raw peer of the dst wire protocol (src/uapi/dst.h), well
  * behaved or hostile on request.  Runs in the test guest.
  *
  *   dstpeer client HOST PORT CASE [ARG]
@@ -11,7 +11,7 @@
  *	write-ro [OFFSET] read-only export: WRITE gets DST_EROFS, the
  *			connection stays open, the data is unchanged
  *	hello-only	handshake, then close without DISCONNECT
- *	bad-version	hello version 2: hello reply with DST_EVERSION and a
+ *	bad-version	a newer hello version: hello reply with DST_EVERSION and a
  *			reason, then the server closes
  *	idle		connect and send nothing: the server closes after ~10 s
  *	many N		N connections at once, one READ each
@@ -32,168 +32,27 @@
  */
 #include <endian.h>
 #include <errno.h>
-#include <netdb.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "uapi/dst.h"
+#include "wire.h"
 
-_Static_assert(sizeof(struct dst_hello) == 16, "hello size");
-_Static_assert(sizeof(struct dst_hello_reply) == 112, "hello reply size");
-_Static_assert(sizeof(struct dst_request) == 32, "request size");
-_Static_assert(sizeof(struct dst_reply) == 24, "reply size");
-
-#define IO_TIMEOUT	15	/* seconds the server gets for each answer */
 #define SRV_LBS		512
 #define SRV_PBS		4096
 #define SRV_MAXREQ	(1U << 20)
 
-static int io_timeout = IO_TIMEOUT;
+const char *wire_prog = "dstpeer";
 
 static void on_alarm(int sig);
-
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("dstpeer: ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-	va_end(ap);
-}
-
-static void __attribute__((noreturn)) fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fflush(stdout);
-	fputs("dstpeer: FAIL: ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-	va_end(ap);
-	exit(1);
-}
-
-static void __attribute__((noreturn)) die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("dstpeer: error: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(2);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static void fill_random(void *buf, size_t len)
-{
-	uint8_t *p = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (uint8_t)rnd();
-}
-
-static void set_timeouts(int fd, int sec)
-{
-	struct timeval tv = { .tv_sec = sec };
-
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
-		die("setsockopt: %s", strerror(errno));
-}
-
-/*
- * Reads up to @len bytes, stopping early only at EOF.  Returns the number
- * read (< len: EOF came first), or -1 with errno set (EAGAIN: timeout) when
- * nothing could be read.
- */
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	size_t done = 0;
-	ssize_t n;
-
-	while (done < len) {
-		n = recv(fd, (char *)buf + done, len - done, 0);
-		if (n == 0)
-			break;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (done)
-				break;
-			return -1;
-		}
-		done += n;
-	}
-	return done;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	size_t done = 0;
-	ssize_t n;
-
-	while (done < len) {
-		n = send(fd, (const char *)buf + done, len - done, MSG_NOSIGNAL);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		done += n;
-	}
-	return 0;
-}
-
-static const char *status_name(uint32_t s)
-{
-	static const char *const names[] = {
-		[DST_OK] = "OK", [DST_EIO] = "EIO", [DST_EINVAL] = "EINVAL",
-		[DST_EROFS] = "EROFS", [DST_ENOSPC] = "ENOSPC",
-		[DST_EOPNOTSUPP] = "EOPNOTSUPP", [DST_ENOMEM] = "ENOMEM",
-		[DST_EVERSION] = "EVERSION", [DST_EPERM] = "EPERM",
-	};
-
-	if (s < sizeof(names) / sizeof(names[0]) && names[s])
-		return names[s];
-	return "unknown";
-}
 
 /* ------------------------------------------------------------------------
  * Client side: talks to an export.
@@ -206,43 +65,17 @@ struct peer {
 	uint64_t features;
 };
 
-static int connect_to(const char *host, const char *port)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;
-	int fd = -1, err;
-
-	err = getaddrinfo(host, port, &hints, &ai);
-	if (err)
-		die("%s port %s: %s", host, port, gai_strerror(err));
-	for (a = ai; a; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
-		if (fd < 0)
-			continue;
-		/* Bounds connect() too; a full accept queue retries SYNs. */
-		set_timeouts(fd, 30);
-		if (!connect(fd, a->ai_addr, a->ai_addrlen))
-			break;
-		err = errno;
-		close(fd);
-		fd = -1;
-		errno = err;
-	}
-	freeaddrinfo(ai);
-	if (fd < 0)
-		fail("cannot connect to %s port %s: %s", host, port, strerror(errno));
-	set_timeouts(fd, io_timeout);
-	return fd;
-}
-
 static void send_hello(int fd, uint32_t magic, uint16_t version,
-		       uint16_t reserved, uint64_t features)
+		       uint16_t flags, uint64_t features)
 {
 	struct dst_hello h = {
 		.magic = htobe32(magic),
 		.version = htobe16(version),
-		.reserved = htobe16(reserved),
+		.flags = htobe16(flags),
 		.features = htobe64(features),
 	};
+
+	fill_random(h.challenge, sizeof(h.challenge));
 
 	if (write_full(fd, &h, sizeof(h)))
 		fail("sending the hello: %s", strerror(errno));
@@ -343,7 +176,7 @@ static void recv_reply(int fd, struct dst_reply *r, const char *what)
 	if ((size_t)n < sizeof(*r))
 		fail("%s: connection closed after %zd bytes of a reply", what, n);
 	if (be32toh(r->magic) != DST_REP_MAGIC || r->version != DST_PROTO_VERSION ||
-	    r->reserved)
+	    r->reserved || r->hdr_crc || r->data_crc)
 		fail("%s: bad reply header: magic %#x version %u reserved %u", what,
 		     be32toh(r->magic), r->version, be16toh(r->reserved));
 }
@@ -427,18 +260,6 @@ static void expect_closed(int fd, const char *what, bool allow_error)
 	if (got && got < sizeof(hdr) && !allow_error)
 		fail("%s: %zu stray bytes before the close", what, got);
 	close(fd);
-}
-
-static uint64_t parse_u64(const char *s, const char *what)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || !*s || *end)
-		die("bad %s '%s'", what, s);
-	return v;
 }
 
 /*
@@ -1019,11 +840,11 @@ static int cmd_server(int argc, char **argv)
 	say("client connected");
 
 	srv_recv(fd, &h, sizeof(h), "the hello");
-	say("client hello: magic %#x version %u reserved %u features %#llx",
-	    be32toh(h.magic), be16toh(h.version), be16toh(h.reserved),
+	say("client hello: magic %#x version %u flags %#x features %#llx",
+	    be32toh(h.magic), be16toh(h.version), be16toh(h.flags),
 	    (unsigned long long)be64toh(h.features));
 	if (be32toh(h.magic) != DST_HELLO_MAGIC || be16toh(h.version) != DST_PROTO_VERSION ||
-	    h.reserved) {
+	    h.flags) {
 		say("FAIL: the client sent a bad hello");
 		return 1;
 	}
@@ -1065,7 +886,7 @@ static int cmd_server(int argc, char **argv)
 			    (unsigned long long)handle, (unsigned long long)off, len);
 		}
 		if (be32toh(q.magic) != DST_REQ_MAGIC || q.version != DST_PROTO_VERSION ||
-		    q.reserved || q.cmd < DST_REQ_READ || q.cmd > DST_REQ_DISCONNECT ||
+		    q.reserved || q.hdr_crc || q.data_crc || q.cmd < DST_REQ_READ || q.cmd > DST_REQ_DISCONNECT ||
 		    off % SRV_LBS || len % SRV_LBS || len > SRV_MAXREQ ||
 		    off > size || len > size - off ||
 		    ((q.cmd == DST_REQ_FLUSH || q.cmd == DST_REQ_DISCONNECT) && (off || len))) {

@@ -7,8 +7,11 @@
  *                            not a well-formed netlink message
  *   nlfuzz cases             malformed requests with the errno each must get
  *   nlfuzz events            create/delete are announced on "events"
+ *   nlfuzz perm              every command refused with EPERM (run it
+ *                            without CAP_NET_ADMIN)
  *
- * Runs in the test guest, as root.
+ * Runs in the test guest, as root (perm: as a user, or root of a user
+ * namespace).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -192,6 +195,100 @@ static void put_random_attr(struct nlmsghdr *nlh, int maxtype, int depth)
  * A request that is well formed but for one or two details, so that the
  * handlers, not only the policy, see most of the traffic.
  */
+/* An allow list with one or two flaws now and then. */
+static void put_allow(struct nlmsghdr *nlh)
+{
+	struct nlattr *list, *e;
+	uint8_t addr[17];
+	int i, n = rnd(8) ? 1 + rnd(3) : rnd(70);
+
+	list = mnl_attr_nest_start(nlh, DST_EXPORT_A_ALLOW);
+	for (i = 0; i < n; i++) {
+		e = mnl_attr_nest_start(nlh, 1 + rnd(3));
+		for (unsigned int j = 0; j < sizeof(addr); j++)
+			addr[j] = random();
+		if (rnd(8))
+			mnl_attr_put(nlh, DST_ALLOW_A_ADDR, rnd(2) ? 4 : 16, addr);
+		else
+			mnl_attr_put(nlh, DST_ALLOW_A_ADDR, rnd(18), addr);
+		if (rnd(2))
+			mnl_attr_put_u8(nlh, DST_ALLOW_A_PREFIX, rnd(8) ? rnd(33) : random());
+		if (rnd(2))
+			mnl_attr_put(nlh, DST_ALLOW_A_READ_ONLY, 0, NULL);
+		if (!rnd(8))
+			put_random_attr(nlh, DST_ALLOW_A_MAX, 2);
+		mnl_attr_nest_end(nlh, e);
+	}
+	mnl_attr_nest_end(nlh, list);
+}
+
+/* A secret of a length around the limits. */
+static void put_secret(struct nlmsghdr *nlh, uint16_t type)
+{
+	static const int lens[] = { 0, 1, 32, DST_SECRET_MAX, DST_SECRET_MAX + 1, 300 };
+	char secret[300];
+
+	memset(secret, 's', sizeof(secret));
+	mnl_attr_put(nlh, type, lens[rnd(6)], secret);
+}
+
+static void put_sockaddr(struct nlmsghdr *nlh, uint16_t type)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(1 + rnd(3)),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6, .sin6_port = htons(1),
+				     .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+
+	if (rnd(2))
+		mnl_attr_put(nlh, type, sizeof(sin), &sin);
+	else
+		mnl_attr_put(nlh, type, sizeof(sin6), &sin6);
+}
+
+static void near_valid_node(struct nlmsghdr *nlh)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, DST_A_NODE);
+	uint32_t type = rnd(4) ? rnd(2) : random();
+
+	mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, type);
+	if (type == DST_NODE_LOCAL)
+		mnl_attr_put_strz(nlh, DST_NODE_A_PATH, rnd(2) ? "/dev/null" : "/dev/ram9");
+	else
+		put_sockaddr(nlh, DST_NODE_A_ADDR);
+	if (!rnd(4))
+		put_secret(nlh, DST_NODE_A_SECRET);
+	if (!rnd(4))
+		mnl_attr_put(nlh, DST_NODE_A_INTEGRITY, 0, NULL);
+	if (!rnd(4))
+		mnl_attr_put_u32(nlh, DST_NODE_A_ID, rnd(4));
+	if (!rnd(4))
+		put_random_attr(nlh, DST_NODE_A_MAX, 1);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+static void near_valid_export(struct nlmsghdr *nlh)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, DST_A_EXPORT);
+
+	if (rnd(8))
+		mnl_attr_put_strz(nlh, DST_EXPORT_A_NAME, names[rnd(8)]);
+	if (rnd(4))
+		mnl_attr_put_strz(nlh, DST_EXPORT_A_DEVICE, rnd(2) ? "/dev/null" : "/dev/ram9");
+	if (rnd(4))
+		put_sockaddr(nlh, DST_EXPORT_A_ADDR);
+	if (!rnd(4))
+		mnl_attr_put(nlh, DST_EXPORT_A_READ_ONLY, 0, NULL);
+	if (!rnd(2))
+		put_allow(nlh);
+	if (!rnd(4))
+		put_secret(nlh, DST_EXPORT_A_SECRET);
+	if (!rnd(4))
+		mnl_attr_put(nlh, DST_EXPORT_A_INTEGRITY, 0, NULL);
+	if (!rnd(4))
+		put_random_attr(nlh, DST_EXPORT_A_MAX, 1);
+	mnl_attr_nest_end(nlh, nest);
+}
+
 static struct nlmsghdr *near_valid(void)
 {
 	uint8_t cmd = 1 + rnd(DST_CMD_MAX);
@@ -199,9 +296,14 @@ static struct nlmsghdr *near_valid(void)
 	struct nlattr *nest;
 
 	nlh = msg(family, cmd, DST_GENL_VERSION,
-		  cmd == DST_CMD_STORAGE_GET && !rnd(2) ? NLM_F_DUMP : 0);
+		  (cmd == DST_CMD_STORAGE_GET || cmd == DST_CMD_EXPORT_GET) && !rnd(2) ?
+		  NLM_F_DUMP : 0);
 	if (cmd == DST_CMD_INFO)
 		return nlh;
+	if (cmd >= DST_CMD_EXPORT_NEW && cmd <= DST_CMD_EXPORT_GET) {
+		near_valid_export(nlh);
+		return nlh;
+	}
 	nest = mnl_attr_nest_start(nlh, DST_A_STORAGE);
 	if (rnd(8))
 		mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, names[rnd(8)]);
@@ -210,6 +312,8 @@ static struct nlmsghdr *near_valid(void)
 	if (!rnd(4))
 		put_random_attr(nlh, DST_STORAGE_A_MAX, 1);
 	mnl_attr_nest_end(nlh, nest);
+	if (cmd == DST_CMD_NODE_ADD || cmd == DST_CMD_NODE_DEL)
+		near_valid_node(nlh);
 	return nlh;
 }
 
@@ -369,6 +473,118 @@ static void node_del_nowhere(struct nlmsghdr *nlh)
 	node_del(nlh, 1);
 }
 
+/* EXPORT_NEW "x0" of /dev/null with @extra's attributes (checked first). */
+static void export_new(struct nlmsghdr *nlh, void (*extra)(struct nlmsghdr *nlh))
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(1),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_EXPORT);
+
+	mnl_attr_put_strz(nlh, DST_EXPORT_A_NAME, "x0");
+	mnl_attr_put_strz(nlh, DST_EXPORT_A_DEVICE, "/dev/null");
+	mnl_attr_put(nlh, DST_EXPORT_A_ADDR, sizeof(sin), &sin);
+	extra(nlh);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static void allow_entry(struct nlmsghdr *nlh, int addrlen, int prefix)
+{
+	struct nlattr *e = mnl_attr_nest_start(nlh, 1);
+	static const uint8_t addr[16] = { 10 };
+
+	if (addrlen >= 0)
+		mnl_attr_put(nlh, DST_ALLOW_A_ADDR, addrlen, addr);
+	if (prefix >= 0)
+		mnl_attr_put_u8(nlh, DST_ALLOW_A_PREFIX, prefix);
+	mnl_attr_nest_end(nlh, e);
+}
+
+static void put_5_bytes(struct nlmsghdr *nlh)
+{
+	struct nlattr *l = mnl_attr_nest_start(nlh, DST_EXPORT_A_ALLOW);
+
+	allow_entry(nlh, 5, -1);
+	mnl_attr_nest_end(nlh, l);
+}
+
+static void put_prefix_33(struct nlmsghdr *nlh)
+{
+	struct nlattr *l = mnl_attr_nest_start(nlh, DST_EXPORT_A_ALLOW);
+
+	allow_entry(nlh, 4, 33);
+	mnl_attr_nest_end(nlh, l);
+}
+
+static void put_no_addr(struct nlmsghdr *nlh)
+{
+	struct nlattr *l = mnl_attr_nest_start(nlh, DST_EXPORT_A_ALLOW);
+
+	allow_entry(nlh, -1, 8);
+	mnl_attr_nest_end(nlh, l);
+}
+
+static void put_65(struct nlmsghdr *nlh)
+{
+	struct nlattr *l = mnl_attr_nest_start(nlh, DST_EXPORT_A_ALLOW);
+	int i;
+
+	for (i = 0; i < DST_ALLOW_MAX + 1; i++)
+		allow_entry(nlh, 4, 8);
+	mnl_attr_nest_end(nlh, l);
+}
+
+static void put_flat(struct nlmsghdr *nlh)
+{
+	struct nlattr *l = mnl_attr_nest_start(nlh, DST_EXPORT_A_ALLOW);
+
+	mnl_attr_put_u32(nlh, DST_ALLOW_A_ADDR, 0x0a000000);
+	mnl_attr_nest_end(nlh, l);
+}
+
+static void put_empty(struct nlmsghdr *nlh)
+{
+	mnl_attr_nest_end(nlh, mnl_attr_nest_start(nlh, DST_EXPORT_A_ALLOW));
+}
+
+static void put_export_secret_long(struct nlmsghdr *nlh)
+{
+	char s[DST_SECRET_MAX + 1];
+
+	memset(s, 'x', sizeof(s));
+	mnl_attr_put(nlh, DST_EXPORT_A_SECRET, sizeof(s), s);
+}
+
+static void put_client_list(struct nlmsghdr *nlh)
+{
+	mnl_attr_nest_end(nlh, mnl_attr_nest_start(nlh, DST_EXPORT_A_CLIENT_LIST));
+}
+
+static void put_denied(struct nlmsghdr *nlh)
+{
+	mnl_attr_put_u64(nlh, DST_EXPORT_A_DENIED, 1);
+}
+
+static void allow_5_bytes(struct nlmsghdr *nlh) { export_new(nlh, put_5_bytes); }
+static void allow_prefix_33(struct nlmsghdr *nlh) { export_new(nlh, put_prefix_33); }
+static void allow_no_addr(struct nlmsghdr *nlh) { export_new(nlh, put_no_addr); }
+static void allow_65(struct nlmsghdr *nlh) { export_new(nlh, put_65); }
+static void allow_flat(struct nlmsghdr *nlh) { export_new(nlh, put_flat); }
+static void allow_empty(struct nlmsghdr *nlh) { export_new(nlh, put_empty); }
+static void export_secret_long(struct nlmsghdr *nlh) { export_new(nlh, put_export_secret_long); }
+static void client_list_given(struct nlmsghdr *nlh) { export_new(nlh, put_client_list); }
+static void denied_given(struct nlmsghdr *nlh) { export_new(nlh, put_denied); }
+
+static void export_name_long(struct nlmsghdr *nlh)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_EXPORT);
+	char name[DST_NAME_MAX + 8];
+
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	mnl_attr_put_strz(nlh, DST_EXPORT_A_NAME, name);
+	mnl_attr_nest_end(nlh, n);
+}
+
 /* NODE_ADD to "c0": the node's attributes are checked before the storage. */
 static void node_add(struct nlmsghdr *nlh, uint32_t type, uint16_t attr,
 		     uint32_t val)
@@ -392,6 +608,57 @@ static void node_add(struct nlmsghdr *nlh, uint32_t type, uint16_t attr,
 static void local_dead_timeout(struct nlmsghdr *nlh)
 {
 	node_add(nlh, DST_NODE_LOCAL, DST_NODE_A_DEAD_TIMEOUT, 5);
+}
+
+static void local_secret(struct nlmsghdr *nlh)
+{
+	node_add(nlh, DST_NODE_LOCAL, DST_NODE_A_SECRET, 5);
+}
+
+static void local_integrity(struct nlmsghdr *nlh)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "c0");
+	mnl_attr_nest_end(nlh, n);
+	n = mnl_attr_nest_start(nlh, DST_A_NODE);
+	mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, DST_NODE_LOCAL);
+	mnl_attr_put_strz(nlh, DST_NODE_A_PATH, "/dev/null");
+	mnl_attr_put(nlh, DST_NODE_A_INTEGRITY, 0, NULL);
+	mnl_attr_nest_end(nlh, n);
+}
+
+/* NODE_ADD to "c0" of a remote node with a secret of @len bytes. */
+static void node_secret(struct nlmsghdr *nlh, size_t len)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(1),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+	char secret[DST_SECRET_MAX + 1];
+
+	memset(secret, 'k', sizeof(secret));
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "c0");
+	mnl_attr_nest_end(nlh, n);
+	n = mnl_attr_nest_start(nlh, DST_A_NODE);
+	mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, DST_NODE_REMOTE);
+	mnl_attr_put(nlh, DST_NODE_A_ADDR, sizeof(sin), &sin);
+	mnl_attr_put(nlh, DST_NODE_A_SECRET, len, secret);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static void node_secret_empty(struct nlmsghdr *nlh)
+{
+	node_secret(nlh, 0);
+}
+
+static void node_secret_long(struct nlmsghdr *nlh)
+{
+	node_secret(nlh, DST_SECRET_MAX + 1);
+}
+
+static void node_auth_given(struct nlmsghdr *nlh)
+{
+	node_add(nlh, DST_NODE_REMOTE, DST_NODE_A_AUTH, 1);
 }
 
 static void dead_timeout_long(struct nlmsghdr *nlh)
@@ -501,6 +768,22 @@ static int cases(void)
 		{ "relative bitmap path", DST_CMD_STORAGE_NEW, EINVAL, bitmap_relative },
 		{ "bitmap path too long", DST_CMD_STORAGE_NEW, EINVAL, bitmap_long },
 		{ "start state in a request", DST_CMD_STORAGE_NEW, EINVAL, started_given },
+		{ "secret on a local node", DST_CMD_NODE_ADD, EINVAL, local_secret },
+		{ "integrity on a local node", DST_CMD_NODE_ADD, EINVAL, local_integrity },
+		{ "empty node secret", DST_CMD_NODE_ADD, EINVAL, node_secret_empty },
+		{ "node secret over the limit", DST_CMD_NODE_ADD, EINVAL, node_secret_long },
+		{ "auth flag in a node request", DST_CMD_NODE_ADD, EINVAL, node_auth_given },
+		{ "export secret over the limit", DST_CMD_EXPORT_NEW, EINVAL, export_secret_long },
+		{ "allow entry of 5 bytes", DST_CMD_EXPORT_NEW, EINVAL, allow_5_bytes },
+		{ "allow prefix 33 on IPv4", DST_CMD_EXPORT_NEW, EINVAL, allow_prefix_33 },
+		{ "allow entry without address", DST_CMD_EXPORT_NEW, EINVAL, allow_no_addr },
+		{ "allow list of 65 entries", DST_CMD_EXPORT_NEW, EINVAL, allow_65 },
+		{ "allow entry not nested", DST_CMD_EXPORT_NEW, EINVAL, allow_flat },
+		{ "empty allow list", DST_CMD_EXPORT_NEW, EINVAL, allow_empty },
+		{ "client list in a request", DST_CMD_EXPORT_NEW, EINVAL, client_list_given },
+		{ "denied counter in a request", DST_CMD_EXPORT_NEW, EINVAL, denied_given },
+		{ "export name too long for the policy", DST_CMD_EXPORT_NEW, ERANGE,
+		  export_name_long },
 		{ "an event as a request", DST_CMD_EVENT, EOPNOTSUPP, no_attrs },
 		{ "an event attribute in a request", DST_CMD_INFO, EINVAL, event_attr },
 		{ "unknown command", DST_CMD_MAX + 1, EOPNOTSUPP, no_attrs },
@@ -593,6 +876,37 @@ static int events(void)
 	return failed;
 }
 
+/*
+ * Every command, each with attributes that would make it succeed or fail
+ * on their own: all must be refused with EPERM, before anything is looked
+ * at.  For a caller without CAP_NET_ADMIN in the initial user namespace.
+ */
+static int perm(void)
+{
+	struct mnl_socket *nl = open_sock();
+	struct nlmsghdr *nlh;
+	int cmd, e, failed = 0;
+
+	resolve(nl);
+	for (cmd = DST_CMD_UNSPEC + 1; cmd <= DST_CMD_MAX; cmd++) {
+		if (cmd == DST_CMD_EVENT)
+			continue;
+		nlh = msg(family, cmd, DST_GENL_VERSION,
+			  cmd == DST_CMD_STORAGE_GET || cmd == DST_CMD_EXPORT_GET ?
+			  NLM_F_DUMP : 0);
+		if (cmd >= DST_CMD_EXPORT_NEW && cmd <= DST_CMD_EXPORT_GET)
+			export_new(nlh, put_empty);
+		else if (cmd != DST_CMD_INFO)
+			reply_only_attr(nlh);
+		e = transact(nl, nlh, NULL, NULL);
+		printf("%s command %d: got %s, want %s\n", e == EPERM ? "ok" : "FAIL",
+		       cmd, e ? strerror(e) : "success", strerror(EPERM));
+		failed += e != EPERM;
+	}
+	mnl_socket_close(nl);
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char *argv[])
 {
 	if (argc == 4 && !strcmp(argv[1], "fuzz"))
@@ -601,6 +915,8 @@ int main(int argc, char *argv[])
 		return cases();
 	if (argc == 2 && !strcmp(argv[1], "events"))
 		return events();
-	fprintf(stderr, "usage: nlfuzz fuzz SEED COUNT | cases | events\n");
+	if (argc == 2 && !strcmp(argv[1], "perm"))
+		return perm();
+	fprintf(stderr, "usage: nlfuzz fuzz SEED COUNT | cases | events | perm\n");
 	return 2;
 }

@@ -19,6 +19,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dstadm.h"
 #include "config.h"
@@ -437,6 +438,83 @@ static void test_export_parse(void **state)
 	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x", "--listen", "1.2.3.4:5", "--rw"), EXIT_USAGE);
 	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device"), EXIT_USAGE);
 	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--read-only=yes", "--device", "/dev/x", "--listen", "1.2.3.4:5"), EXIT_USAGE);
+}
+
+static void test_export_security_parse(void **state)
+{
+	struct export_opts o;
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x",
+			       "--listen", "[::]:7000", "--allow", "10.1.2.3/8",
+			       "--allow", "2001:db8::1/32,ro", "--allow", "192.0.2.1,rw",
+			       "--secret-file", "/etc/dst/e0.key", "--integrity"), EXIT_OK);
+	assert_int_equal(o.allow.n, 3);
+	assert_int_equal(o.allow.v[0].family, AF_INET);
+	assert_int_equal(o.allow.v[0].prefix, 8);
+	assert_false(o.allow.v[0].read_only);
+	assert_int_equal(format_allow(&o.allow.v[0], buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "10.0.0.0/8");
+	assert_int_equal(o.allow.v[1].family, AF_INET6);
+	assert_true(o.allow.v[1].read_only);
+	assert_int_equal(format_allow(&o.allow.v[1], buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "2001:db8::/32");
+	assert_int_equal(o.allow.v[2].prefix, 32);
+	assert_false(o.allow.v[2].read_only);
+	assert_string_equal(o.secret_file, "/etc/dst/e0.key");
+	assert_true(o.integrity);
+	assert_int_equal(format_allow(&o.allow.v[2], buf, 8), -1);
+
+	static char *const bad[] = { "x", "10.0.0.0/33", "::/129", "10.0.0.0/",
+					   "10.0.0.0/08", "10.0.0.0/-1", "10.0.0.1,rx",
+					   "", ",ro", "1.2.3.4/1/2", "[::1]" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x",
+			  "--listen", "1.2.3.4:5", "--allow", bad[i]) != EXIT_USAGE)
+			fail_msg("--allow '%s' accepted", bad[i]);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x",
+			       "--listen", "1.2.3.4:5", "--secret-file", ""), EXIT_USAGE);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x",
+			       "--listen", "1.2.3.4:5", "--integrity=yes"), EXIT_USAGE);
+}
+
+static void test_secret_load(void **state)
+{
+	char dir[] = "/tmp/dstadm-secret-XXXXXX", path[64];
+	uint8_t buf[DST_SECRET_MAX];
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/key", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("hunter2\n", f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(secret_load(path, buf, &len), 0);
+	assert_int_equal(len, 7);
+	assert_memory_equal(buf, "hunter2", 7);
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(secret_load(path, buf, &len), -1);
+	assert_int_equal(chmod(path, 0604), 0);
+	assert_int_equal(secret_load(path, buf, &len), -1);
+	assert_int_equal(chmod(path, 0600), 0);
+	f = fopen(path, "w");
+	fputs("\n", f);
+	fclose(f);
+	assert_int_equal(secret_load(path, buf, &len), -1);
+	f = fopen(path, "w");
+	for (int i = 0; i < DST_SECRET_MAX + 1; i++)
+		fputc('k', f);
+	fclose(f);
+	assert_int_equal(secret_load(path, buf, &len), -1);
+	assert_int_equal(secret_load(dir, buf, &len), -1);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(secret_load(path, buf, &len), -1);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 static void test_name_parsers(void **state)
@@ -1139,6 +1217,21 @@ static void sample_full(struct storage_info *si, struct node_info *ni,
 	assert_int_equal(parse_addr("[::1]:7000", &ei[0].addr, &ei[0].addr_len), 0);
 	ei[0].size = 1ULL << 30;
 	ei[0].clients = 1;
+	ei[0].auth = true;
+	ei[0].integrity = true;
+	ei[0].denied = 2;
+	ei[0].auth_failed = 3;
+	ei[0].crc_errors = 4;
+	ei[0].has_allow = true;
+	assert_int_equal(parse_allow("10.0.0.0/8", &ei[0].allow.v[0]), 0);
+	assert_int_equal(parse_allow("2001:db8::/32", &ei[0].allow.v[1]), 0);
+	ei[0].allow.v[1].read_only = true;
+	ei[0].allow.n = 2;
+	assert_int_equal(parse_addr("10.1.2.3:40000", &ei[0].client[0].addr,
+				    &ei[0].client[0].addr_len), 0);
+	ei[0].client[0].auth = true;
+	ei[0].client[0].integrity = true;
+	ei[0].nclient = 1;
 	strcpy(ei[1].name, "r0");	/* a namespace of its own */
 	strcpy(ei[1].device, "/dev/\"q\"");
 	assert_int_equal(parse_addr("0.0.0.0:7001", &ei[1].addr, &ei[1].addr_len), 0);
@@ -1236,12 +1329,26 @@ static void test_status_json_full(void **state)
 	assert_true(get_num(o, "size") == 1ULL << 30);
 	assert_int_equal(get_num(o, "clients"), 1);
 	assert_int_equal(get_num(o, "refused"), 0);
+	assert_int_equal(get_num(o, "denied"), 2);
+	assert_int_equal(get_num(o, "auth_failed"), 3);
+	assert_int_equal(get_num(o, "crc_errors"), 4);
+	assert_true(get_bool(o, "secret"));
+	assert_string_equal(get_str(o, "integrity"), "crc32c");
+	assert_true(json_object_object_get_ex(o, "allow", &v));
+	assert_int_equal(json_object_array_length(v), 2);
+	assert_string_equal(get_str(json_object_array_get_idx(v, 1), "prefix"), "2001:db8::/32");
+	assert_true(get_bool(json_object_array_get_idx(v, 1), "read_only"));
+	assert_true(json_object_object_get_ex(o, "client_list", &v));
+	assert_int_equal(json_object_array_length(v), 1);
+	assert_string_equal(get_str(json_object_array_get_idx(v, 0), "address"), "10.1.2.3:40000");
 	o = json_object_array_get_idx(arr, 1);
 	assert_string_equal(get_str(o, "name"), "r0");
 	assert_string_equal(get_str(o, "device"), "/dev/\"q\"");
 	assert_string_equal(get_str(o, "listen"), "0.0.0.0:7001");
 	assert_true(get_bool(o, "read_only"));
 	assert_true(get_num(o, "refused") == 12345678901ULL);
+	assert_true(json_object_object_get_ex(o, "allow", &v));
+	assert_null(v);
 	json_object_put(root);
 	free(out);
 
@@ -1277,6 +1384,7 @@ static void test_status_text_full(void **state)
 		"  |    size: 1.00 GiB\n"
 		"  |    in flight: 0\n"
 		"  |    timeout: 30 s, dead timeout: 0 s, reconnects: 0\n"
+		"  |    secret: no, integrity: none, checksum errors: 0\n"
 		"  |    read: 4.00 MiB, written: 1.00 MiB\n"
 		"  `- node1: local /dev/sdb\n"
 		"       state: dead\n"
@@ -1294,16 +1402,26 @@ static void test_status_text_full(void **state)
 		"  listen: [::1]:7000\n"
 		"  read-only: no\n"
 		"  size: 1.00 GiB\n"
+		"  secret: yes\n"
+		"  integrity: crc32c\n"
+		"  allow: 10.0.0.0/8\n"
+		"  allow: 2001:db8::/32 read-only\n"
 		"  clients: 1\n"
-		"  refused: 0\n"
+		"    10.1.2.3:40000 secret crc32c\n"
+		"  refused: 0 bad input, 2 not allowed, 3 failed authentication\n"
+		"  checksum errors: 4\n"
 		"\n"
 		"export: r0\n"
 		"  device: /dev/\"q\"\n"
 		"  listen: 0.0.0.0:7001\n"
 		"  read-only: yes\n"
 		"  size: 0 B\n"
+		"  secret: no\n"
+		"  integrity: none\n"
+		"  allow: loopback only (no allow list)\n"
 		"  clients: 0\n"
-		"  refused: 12345678901\n");
+		"  refused: 12345678901 bad input, 0 not allowed, 0 failed authentication\n"
+		"  checksum errors: 0\n");
 	free(out);
 
 	out = capture(status_print_text, NULL, NULL, 0, ei, 1);
@@ -1622,8 +1740,12 @@ static void test_status_tree(void **state)
 		"  listen: 127.0.0.1:7000\n"
 		"  read-only: no\n"
 		"  size: 0 B\n"
+		"  secret: no\n"
+		"  integrity: none\n"
+		"  allow: loopback only (no allow list)\n"
 		"  clients: 0\n"
-		"  refused: 0\n");
+		"  refused: 0 bad input, 0 not allowed, 0 failed authentication\n"
+		"  checksum errors: 0\n");
 	free(out);
 
 	/* The nested storage on its own; the leg out of sync. */
@@ -1920,6 +2042,20 @@ static void test_config_errors(void **state)
 		{ "export e {\n device /a\n listen 1.2.3.4:5\n}\nexport f {\n device /b\n listen 1.2.3.4:5\n}",
 		  "t.conf:5: export 'f' listens on 1.2.3.4:5, as export 'e' does" },
 		{ "export e {\n device /a\n listen 1.2.3.4:5\n ro\n}", "t.conf:4:2: unknown setting 'ro' of an export" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n allow 10.0.0.0/33\n}",
+		  "t.conf:4:8: invalid prefix '10.0.0.0/33': expected IPV4[/0-32] or IPV6[/0-128]" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n allow\n}",
+		  "t.conf:4:7: expected ADDR or ADDR/LEN, found end of line" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n allow ::1 rw\n}",
+		  "t.conf:4:12: expected 'read-only' or end of line after the prefix, found 'rw'" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n allow ::1 read-only x\n}",
+		  "t.conf:4:22: expected end of line after 'read-only', found 'x'" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n secret-file k\n}",
+		  "t.conf:4:14: expected a secret file (an absolute path), found 'k'" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n secret-file /k\n secret-file /j\n}",
+		  "t.conf:5:2: 'secret-file' given twice" },
+		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 secret-file\n}",
+		  "t.conf:3:35: expected a secret file, found end of line" },
 		{ "include /etc/dst.d/*.conf", "t.conf:1:9: include is read only from files" },
 		{ "storage x \x01", "t.conf:1:11: unexpected character 0x01" },
 		{ "storage x {\n alg\0 linear\n}", "t.conf:2:5: a NUL byte" },
@@ -2010,8 +2146,11 @@ static void test_config_include(void **state)
 static void test_config_dump(void **state)
 {
 	const char *text = "storage m {\n\talg mirror\n\tchunk-size 64K\n\tresync-max 50M\n"
-			   "\tnode local /dev/a\n\tnode remote [::1]:7000 timeout 5\n}\n\n"
-			   "export x {\n\tdevice /dev/dst/m\n\tlisten 127.0.0.1:7000\n}\n";
+			   "\tnode local /dev/a\n\tnode remote [::1]:7000 timeout 5"
+			   " secret-file /etc/dst/m.key integrity\n}\n\n"
+			   "export x {\n\tdevice /dev/dst/m\n\tlisten 127.0.0.1:7000\n"
+			   "\tallow 10.0.0.0/8\n\tallow 2001:db8::/32 read-only\n"
+			   "\tsecret-file /etc/dst/x.key\n\tintegrity\n}\n";
 	struct dst_config c;
 	char msg[256], *out = NULL;
 	size_t len = 0;
@@ -2109,6 +2248,8 @@ int main(void)
 		cmocka_unit_test(test_add_parse_errors),
 		cmocka_unit_test(test_import_parse),
 		cmocka_unit_test(test_export_parse),
+		cmocka_unit_test(test_export_security_parse),
+		cmocka_unit_test(test_secret_load),
 		cmocka_unit_test(test_name_parsers),
 		cmocka_unit_test(test_main_usage_new),
 		cmocka_unit_test(test_parse_random_argv),
