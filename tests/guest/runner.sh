@@ -326,7 +326,16 @@ finish() {
 	say "done"
 }
 
+# Without an initramfs (the debug kernel) nobody made these links.
+dev_links() {
+	[[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
+	[[ -e /dev/stdin ]] || ln -s /proc/self/fd/0 /dev/stdin
+	[[ -e /dev/stdout ]] || ln -s /proc/self/fd/1 /dev/stdout
+	[[ -e /dev/stderr ]] || ln -s /proc/self/fd/2 /dev/stderr
+}
+
 main() {
+	dev_links
 	load_params
 	say "kernel $(uname -r), mode $DST_MODE, uptime $(cut -d' ' -f1 /proc/uptime) s"
 	if [[ "$DST_MODE" == pkg-setup ]]; then
