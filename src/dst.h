@@ -29,6 +29,13 @@ struct dst_remote;
 #define DST_MAX_TIMEOUT		(24 * 3600)
 #define DST_MAX_REQUEST		SZ_1M	/* bytes per READ/WRITE */
 
+/*
+ * The large allocations of a command (a node's request table, a mirror's
+ * bitmaps, whose size the admin chooses): a failure is the command's
+ * ENOMEM, reported to dstadm, not an allocator warning in the log.
+ */
+#define DST_GFP_CMD		(GFP_KERNEL | __GFP_NOWARN)
+
 /**
  * struct dst_alg_ops - a storage algorithm, registered like a dm target
  * @name:	name given to "dstadm create --alg"

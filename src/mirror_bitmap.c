@@ -598,10 +598,10 @@ int dst_bitmap_open(struct dst_mirror *ms, struct dst_leg_plan *plan,
 	bio_list_init(&bm->acks);
 	init_waitqueue_head(&bm->wait);
 	bm->nr_pages = DIV_ROUND_UP_ULL(ms->nr_regions, DST_BITMAP_PAGE_BITS);
-	bm->image = kvcalloc(BITS_TO_LONGS(ms->nr_regions), sizeof(long), GFP_KERNEL);
-	bm->ondisk = kvcalloc(BITS_TO_LONGS(ms->nr_regions), sizeof(long), GFP_KERNEL);
-	bm->touched = kvcalloc(BITS_TO_LONGS(ms->nr_regions), sizeof(long), GFP_KERNEL);
-	bm->shadow = kvcalloc(bm->nr_pages, PAGE_SIZE, GFP_KERNEL);
+	bm->image = kvcalloc(BITS_TO_LONGS(ms->nr_regions), sizeof(long), DST_GFP_CMD);
+	bm->ondisk = kvcalloc(BITS_TO_LONGS(ms->nr_regions), sizeof(long), DST_GFP_CMD);
+	bm->touched = kvcalloc(BITS_TO_LONGS(ms->nr_regions), sizeof(long), DST_GFP_CMD);
+	bm->shadow = kvcalloc(bm->nr_pages, PAGE_SIZE, DST_GFP_CMD);
 	bm->dirty = bitmap_zalloc(bm->nr_pages, GFP_KERNEL);
 	bm->round = bitmap_zalloc(bm->nr_pages, GFP_KERNEL);
 	bm->hdr = kzalloc(DST_BITMAP_HDR_SIZE, GFP_KERNEL);

@@ -452,7 +452,7 @@ int dst_resync_start(struct dst_mirror *ms)
 	struct dst_resync *rs;
 	unsigned int p;
 
-	rs = kvzalloc(sizeof(*rs), GFP_KERNEL);
+	rs = kvzalloc(sizeof(*rs), DST_GFP_CMD);
 	if (!rs)
 		return -ENOMEM;
 	rs->ms = ms;

@@ -37,7 +37,7 @@ struct dst_leg *dst_leg_alloc(struct dst_mirror *ms, struct dst_node *node,
 	if (!leg)
 		return NULL;
 	leg->dirty = kvcalloc(BITS_TO_LONGS(ms->nr_regions),
-			      sizeof(unsigned long), GFP_KERNEL);
+			      sizeof(unsigned long), DST_GFP_CMD);
 	if (!leg->dirty) {
 		kfree(leg);
 		return NULL;

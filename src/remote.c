@@ -864,7 +864,7 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 	struct dst_remote *r;
 	int err;
 
-	r = kvzalloc(sizeof(*r), GFP_KERNEL);
+	r = kvzalloc(sizeof(*r), DST_GFP_CMD);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
 	r->node = node;

@@ -1,12 +1,16 @@
 #!/bin/bash
-# Fault injection on the debug kernel (make test-debug).  failslab makes
-# the control path's allocations fail at random (dstadm as the only task
-# that fails): every command fails cleanly or works, and what is left can
-# be removed.  Then the I/O path: allocations of the dst threads (export
-# clients, remote nodes, mirror resync) fail at random under fio; I/O may
-# fail, nothing may crash or hang, and all comes down cleanly.  Last,
-# fail_make_request on a mirror leg's device: the leg goes out of sync and
-# fio verify stays clean.
+# Fault injection on the debug kernel (make test-debug), aimed so that the
+# rest of the guest (the 9p share above all) is left alone.  Control path:
+# systematic failslab (/proc/self/fail-nth, as syzkaller does): each dstadm
+# command is run again and again with its Nth slab allocation failing, for
+# N through exec, dstadm and the module's handler; each run works or fails
+# cleanly, some with the module's ENOMEM, and all can be removed
+# afterwards.  I/O path: failslab at random in dst's own kernel threads
+# (task-filter, make-it-fail: export clients, remote nodes, mirror
+# resync) under fio on a mirror of a remote (CRC-32C) and a local leg:
+# I/O may fail, nothing may crash or hang, the mirror comes back in sync
+# and fio verify is clean.  Last, fail_make_request on a mirror leg's
+# device: the leg goes out of sync and fio verify stays clean.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -15,20 +19,35 @@ FI=/sys/kernel/debug
 PORT=7400
 [[ -d $FI/failslab && -d $FI/fail_make_request ]] || fail "no failslab/fail_make_request: not the debug kernel"
 
-# fault_set NAME PROBABILITY: task-filtered, silent, unlimited.
-fault_set() {
-	echo "$2" >"$FI/$1/probability"
-	echo 1 >"$FI/$1/interval"
-	echo -1 >"$FI/$1/times"
-	echo 0 >"$FI/$1/verbose"
-	echo 0 >"$FI/$1/space"
-	[[ ! -e "$FI/$1/task-filter" ]] || echo Y >"$FI/$1/task-filter"
-	[[ ! -e "$FI/$1/ignore-gfp-wait" ]] || echo N >"$FI/$1/ignore-gfp-wait"
+# failslab_tasks PROBABILITY: slab allocations of marked tasks fail.
+failslab_tasks() {
+	echo Y >"$FI/failslab/task-filter"
+	echo N >"$FI/failslab/ignore-gfp-wait"
+	echo 0 >"$FI/failslab/verbose"
+	echo 0 >"$FI/failslab/space"
+	echo -1 >"$FI/failslab/times"
+	echo 1 >"$FI/failslab/interval"
+	echo "$1" >"$FI/failslab/probability"
+}
+
+# dst_threads: pids of dst's kernel threads.
+dst_threads() {
+	ps -e -o pid=,comm= | awk '$2 ~ /^dst/ { print $1 }'
+}
+
+# mark_threads 0|1: their make-it-fail.
+mark_threads() {
+	local t
+	for t in $(dst_threads); do
+		echo "$1" >"/proc/$t/make-it-fail" 2>/dev/null || true
+	done
 }
 
 faults_off() {
 	echo 0 >"$FI/failslab/probability"
 	echo 0 >"$FI/fail_make_request/probability"
+	mark_threads 0
+	[[ ! -e /sys/block/ram2/make-it-fail ]] || echo 0 >/sys/block/ram2/make-it-fail
 }
 
 fault_cleanup() {
@@ -39,35 +58,58 @@ fault_cleanup() {
 	mirror_cleanup
 }
 
+# nth N CMD...: CMD (dstadm from /tmp) with the Nth slab allocation of its
+# task failing; in /, since a cwd on the 9p share would be revalidated.
+# Prints CMD's output and status.
+nth() {
+	local n=$1 rc=0 out
+	shift
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	out=$(cd / && bounded 60 bash -c 'echo "$0" >/proc/thread-self/fail-nth && exec "$@"' \
+		"$n" "$@" 2>&1) || rc=$?
+	echo "$rc $out"
+}
+
 mirror_setup 3 64
 load_dst
 trap fault_cleanup EXIT
 
 # --- the control path ----------------------------------------------------------
-fault_set failslab 20
-ok=0 failed=0
-for i in $(seq 1 60); do
-	if bash -c 'echo 1 >/proc/self/make-it-fail; exec "$@"' _ \
-		dstadm create "f$i" --alg mirror >/dev/null 2>&1; then
-		ok=$((ok + 1))
-		bash -c 'echo 1 >/proc/self/make-it-fail; exec "$@"' _ \
-			dstadm add "f$i" local /dev/ram2 >/dev/null 2>&1 || true
-		bash -c 'echo 1 >/proc/self/make-it-fail; exec "$@"' _ \
-			dstadm start "f$i" --assume-clean >/dev/null 2>&1 || true
-		bash -c 'echo 1 >/proc/self/make-it-fail; exec "$@"' _ \
-			dstadm status --json >/dev/null 2>&1 || true
-		bash -c 'echo 1 >/proc/self/make-it-fail; exec "$@"' _ \
-			dstadm delete "f$i" >/dev/null 2>&1 || true
-	else
-		failed=$((failed + 1))
-	fi
-done
-faults_off
-for s in $(status_json | jq -r '.storages[].name'); do
-	expect_ok bounded 60 dstadm delete "$s"
+cp "$(command -v dstadm)" /tmp/dstadm
+echo N >"$FI/failslab/ignore-gfp-wait"
+echo 0 >"$FI/failslab/verbose"
+# Page allocations never count: their failures warn, by design.
+echo 11 >"$FI/fail_page_alloc/min-order" 2>/dev/null || true
+runs=0 failed=0 enomem=0
+: >/tmp/nth.log
+for n in $(seq 20 4 700); do
+	for cmd in "create f$n --alg mirror --chunk-size 64K" "add f$n local /dev/ram2" \
+		"start f$n --assume-clean" "status --json" \
+		"export x$n --device /dev/ram2 --listen 127.0.0.1:$((PORT + 1)) --allow 127.0.0.1" \
+		"import i$n --remote 127.0.0.1:$((PORT + 1)) --timeout 5" \
+		"delete i$n" "unexport x$n" "delete f$n"; do
+		# shellcheck disable=SC2086 # the command's words
+		r=$(nth "$n" /tmp/dstadm $cmd)
+		runs=$((runs + 1))
+		[[ "$r" == "0 "* ]] || failed=$((failed + 1))
+		# A request's answer names its object: the module said ENOMEM.
+		if grep -Eq "dstadm: (storage|export) '[^']*'.*: Cannot allocate memory" <<<"$r"; then
+			enomem=$((enomem + 1))
+			echo "$n $cmd: $r" >>/tmp/nth.log
+		fi
+	done
+	# What a failed step left behind goes before the next round.
+	for s in $(status_json | jq -r '.storages[].name'); do
+		expect_ok bounded 60 dstadm delete "$s"
+	done
+	for e in $(status_json | jq -r '(.exports // [])[].name'); do
+		expect_ok bounded 60 dstadm unexport "$e"
+	done
 done
 nothing_left
-log "control path under failslab: $ok creates went through, $failed failed cleanly; all removed"
+head -n 5 /tmp/nth.log
+((enomem > 0)) || fail "no command got the module's ENOMEM: the failures did not reach it"
+log "control path: $runs runs with one allocation failing, $failed failed cleanly ($enomem with ENOMEM from the kernel); all removed"
 
 # --- the I/O path ---------------------------------------------------------------
 do_export e0 /dev/ram0 127.0.0.1:$PORT
@@ -78,22 +120,21 @@ expect_ok bounded 30 dstadm add m0 local /dev/ram1
 expect_ok bounded 60 dstadm start m0
 dev=$(storage_dev m0)
 wait_for 10 "$dev" test -b "$dev"
-dstadm wait m0 --timeout 300 >/dev/null 2>&1 || true
+expect_ok bounded 600 dstadm wait m0 --timeout 500
 bounded 200 fio --name=faults --filename="$dev" --direct=1 --ioengine=libaio \
 	--rw=randrw --bsrange=4k-256k --iodepth=16 --size=48M --time_based \
 	--runtime=30 --continue_on_error=all --output=/tmp/fio-faults.txt >/dev/null 2>&1 &
 fio=$!
 BG_PIDS+=("$fio")
 sleep 3
-fault_set failslab 5
-for t in $(pgrep -f '^\[?dst' || true) $(pgrep 'dst-srv' || true) $(pgrep 'dst[0-9]' || true); do
-	echo 1 >"/proc/$t/make-it-fail" 2>/dev/null || true
-done
+failslab_tasks 5
+mark_threads 1
+log "failing allocations of dst's threads: $(dst_threads | wc -l) thread(s)"
 wait "$fio" || true
 faults_off
-for t in $(pgrep 'dst' || true); do echo 0 >"/proc/$t/make-it-fail" 2>/dev/null || true; done
 log "fio under failslab: $(grep -o 'err=[ 0-9]*' /tmp/fio-faults.txt | head -n2 | tr '\n' ' ')"
-# Whatever failed, it comes back: the remote leg is resynced or in sync.
+# Whatever failed, it comes back: a leg that went out of sync reconnects
+# and resyncs.
 expect_ok bounded 600 dstadm wait m0 --timeout 500
 fio_verify after "$dev" 10 --size=32M
 drop_storage m0
@@ -103,10 +144,12 @@ log "I/O path under failslab: no crash, no hang, back in sync, verify clean"
 
 # --- fail_make_request on a mirror leg ----------------------------------------
 make_storage m1 mirror -- /dev/ram1 /dev/ram2 -- --assume-clean
-fault_set fail_make_request 10
+echo 10 >"$FI/fail_make_request/probability"
+echo 1 >"$FI/fail_make_request/interval"
+echo -1 >"$FI/fail_make_request/times"
+echo 0 >"$FI/fail_make_request/verbose"
 echo 1 >/sys/block/ram2/make-it-fail
 fio_verify leg "$DEV" 10 --size=32M
-echo 0 >/sys/block/ram2/make-it-fail
 faults_off
 [[ "$(sysfs_leg m1 1 sync)" == out-of-sync ]] || fail "the failing leg is $(sysfs_leg m1 1 sync)"
 drop_storage m1

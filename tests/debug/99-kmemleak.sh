@@ -15,7 +15,7 @@ load_dst
 trap mirror_cleanup EXIT
 umask 077
 echo leak-test-secret >/tmp/leak.key
-do_export e0 /dev/ram0 127.0.0.1:7450 --allow 127.0.0.0/8 --integrity
+do_export e0 /dev/ram0 127.0.0.1:7450 --allow 127.0.0.0/8
 make_storage m0 mirror --bitmap /tmp/m0.bitmap -- /dev/ram1 127.0.0.1:7450 -- --assume-clean
 drop_storage m0
 undo_export e0
