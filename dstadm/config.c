@@ -151,24 +151,11 @@ static int expect_end(struct lexer *lx, const char *after)
 	return 0;
 }
 
-static bool name_ok(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (!n || n >= DST_NAME_MAX || s[0] == '.' || s[0] == '-')
-		return false;
-	for (i = 0; i < n; i++)
-		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= 'A' && s[i] <= 'Z') &&
-		    !(s[i] >= '0' && s[i] <= '9') && !strchr("_.-", s[i]))
-			return false;
-	return true;
-}
-
 static int expect_name(struct lexer *lx, struct token *t, const char *what)
 {
 	if (expect_word(lx, t, what) < 0)
 		return -1;
-	if (!name_ok(t->text))
+	if (!name_valid(t->text))
 		return conf_error(lx, t, "invalid name '%s': 1 to %d of A-Z a-z 0-9 _ . -, not starting with . or -",
 				  t->text, DST_NAME_MAX - 1);
 	return 0;

@@ -240,6 +240,19 @@ int parse_remote_arg(const char *cmd, int c, const char *arg,
 	}
 }
 
+bool name_valid(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (!n || n >= DST_NAME_MAX || s[0] == '.' || s[0] == '-')
+		return false;
+	for (i = 0; i < n; i++)
+		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= 'A' && s[i] <= 'Z') &&
+		    !(s[i] >= '0' && s[i] <= '9') && !strchr("_.-", s[i]))
+			return false;
+	return true;
+}
+
 int parse_size(const char *s, uint64_t *bytes)
 {
 	static const char suffixes[] = "KMGT";

@@ -248,6 +248,11 @@ int parse_remote_arg(const char *cmd, int c, const char *arg,
  * T (or KiB, MiB, ...; any case).  0, or -1 if malformed or over 2^64-1.
  */
 int parse_size(const char *s, uint64_t *bytes);
+/*
+ * A storage or export name as the module takes it: 1 to DST_NAME_MAX - 1
+ * of A-Z a-z 0-9 _ . -, not starting with . or -.
+ */
+bool name_valid(const char *s);
 /* A node: "nodeN" or "N".  0, or -1 if malformed. */
 int parse_node_id(const char *s, uint32_t *id);
 int parse_addr_arg(const char *cmd, const char *what, const char *s,

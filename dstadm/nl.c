@@ -104,6 +104,16 @@ struct nlmsghdr *dst_nl_msg(struct dst_nl *nl, uint8_t cmd, uint16_t flags)
 	return genl_msg(nl->buf, nl->family, cmd, DST_GENL_VERSION, flags);
 }
 
+/* The module refuses a bad name by policy; here it gets a clear message. */
+static int check_name(const char *what, const char *name)
+{
+	if (name_valid(name))
+		return 0;
+	fprintf(stderr, "%s: %s '%.40s%s': invalid name (1-31 characters of A-Z a-z 0-9 _ . -, not starting with . or -)\n",
+		PROG, what, name, strlen(name) > 40 ? "..." : "");
+	return -1;
+}
+
 int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
 		       const char *name, const struct storage_args *args)
 {
@@ -111,6 +121,8 @@ int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
 	const size_t size = sizeof(nl->buf);
 	struct nlattr *nest;
 
+	if (check_name("storage", name) < 0)
+		return -1;
 	if (!args)
 		args = &none;
 	nest = mnl_attr_nest_start_check(nlh, size, DST_A_STORAGE);
@@ -229,6 +241,8 @@ int dst_nl_put_export(struct dst_nl *nl, struct nlmsghdr *nlh,
 	const size_t size = sizeof(nl->buf);
 	struct nlattr *nest;
 
+	if (check_name("export", o->name) < 0)
+		return -1;
 	nest = mnl_attr_nest_start_check(nlh, size, DST_A_EXPORT);
 	if (!nest ||
 	    !mnl_attr_put_strz_check(nlh, size, DST_EXPORT_A_NAME, o->name) ||
