@@ -1,11 +1,11 @@
 #!/bin/bash
 # Fault injection on the debug kernel (make test-debug), aimed so that the
 # rest of the guest (the 9p share above all) is left alone.  Control path:
-# systematic failslab (/proc/self/fail-nth, as syzkaller does): each dstadm
-# command is run again and again with its Nth slab allocation failing, for
-# N through exec, dstadm and the module's handler; each run works or fails
-# cleanly, some with the module's ENOMEM, and all can be removed
-# afterwards.  I/O path: failslab at random in dst's own kernel threads
+# systematic failslab (fail-nth, as syzkaller does): each dstadm command
+# is run again and again with the Nth slab allocation from its first
+# netlink sendto failing, N = 1..40, so through the module's handler; each
+# run works or fails cleanly, some with the module's ENOMEM, and all can
+# be removed afterwards.  I/O path: failslab at random in dst's own kernel threads
 # (task-filter, make-it-fail: export clients, remote nodes, mirror
 # resync) under fio on a mirror of a remote (CRC-32C) and a local leg:
 # I/O may fail, nothing may crash or hang, the mirror comes back in sync
@@ -58,15 +58,14 @@ fault_cleanup() {
 	mirror_cleanup
 }
 
-# nth N CMD...: CMD (dstadm from /tmp) with the Nth slab allocation of its
-# task failing; in /, since a cwd on the 9p share would be revalidated.
-# Prints CMD's output and status.
+# nth N CMD...: CMD (dstadm from /tmp) with the Nth fault injection point
+# from its first sendto failing (tests/tools/failnth.so); in /, since a
+# cwd on the 9p share would be revalidated.  Prints CMD's status and output.
 nth() {
 	local n=$1 rc=0 out
 	shift
-	# shellcheck disable=SC2016 # expanded by the inner shell
-	out=$(cd / && bounded 60 bash -c 'echo "$0" >/proc/thread-self/fail-nth && exec "$@"' \
-		"$n" "$@" 2>&1) || rc=$?
+	out=$(cd / && FAILNTH=$n LD_PRELOAD=$DST_ROOT/tests/tools/failnth.so \
+		bounded 60 "$@" 2>&1) || rc=$?
 	echo "$rc $out"
 }
 
@@ -82,7 +81,7 @@ echo 0 >"$FI/failslab/verbose"
 echo 11 >"$FI/fail_page_alloc/min-order" 2>/dev/null || true
 runs=0 failed=0 enomem=0
 : >/tmp/nth.log
-for n in $(seq 20 4 700); do
+for n in $(seq 1 40); do
 	for cmd in "create f$n --alg mirror --chunk-size 64K" "add f$n local /dev/ram2" \
 		"start f$n --assume-clean" "status --json" \
 		"export x$n --device /dev/ram2 --listen 127.0.0.1:$((PORT + 1)) --allow 127.0.0.1" \
