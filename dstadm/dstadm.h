@@ -337,7 +337,6 @@ struct client_info {
 	bool integrity;
 };
 
-#define EXPORT_CLIENTS_SHOWN	32
 
 struct export_info {
 	char name[DST_NAME_MAX];
@@ -355,7 +354,7 @@ struct export_info {
 	bool integrity;
 	bool has_allow;			/* else loopback clients only */
 	struct allow_list allow;
-	struct client_info client[EXPORT_CLIENTS_SHOWN];
+	struct client_info client[DST_CLIENT_LIST_MAX];
 	size_t nclient;			/* entries of @client used */
 };
 

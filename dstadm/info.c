@@ -230,14 +230,14 @@ static int allow_parse(const struct nlattr *nest, struct allow_list *l)
 	return 0;
 }
 
-/* An export's DST_EXPORT_A_CLIENT_LIST: the first EXPORT_CLIENTS_SHOWN. */
+/* An export's DST_EXPORT_A_CLIENT_LIST: the first DST_CLIENT_LIST_MAX. */
 static int client_list_parse(const struct nlattr *nest, struct export_info *ei)
 {
 	const struct nlattr *tb[DST_CLIENT_A_MAX + 1], *attr;
 	struct client_info *c;
 
 	mnl_attr_for_each_nested(attr, nest) {
-		if (ei->nclient == EXPORT_CLIENTS_SHOWN)
+		if (ei->nclient == DST_CLIENT_LIST_MAX)
 			break;
 		c = &ei->client[ei->nclient++];
 		if (parse_nest(attr, tb, DST_CLIENT_A_MAX) < 0 ||

@@ -596,6 +596,7 @@ err_sock:
 int dst_export_fill_clients(struct sk_buff *skb, struct dst_export *exp)
 {
 	struct nlattr *list, *nest;
+	unsigned int n = 0;
 	struct dst_client *c;
 	int err = -EMSGSIZE;
 
@@ -604,6 +605,8 @@ int dst_export_fill_clients(struct sk_buff *skb, struct dst_export *exp)
 		return -EMSGSIZE;
 	mutex_lock(&exp->lock);
 	list_for_each_entry(c, &exp->clients, list) {
+		if (n++ == DST_CLIENT_LIST_MAX)
+			break;
 		nest = nla_nest_start(skb, DST_A_CLIENT);
 		if (!nest ||
 		    nla_put(skb, DST_CLIENT_A_ADDR,

@@ -275,7 +275,10 @@ enum dst_export_attr {
 	DST_EXPORT_A_DENIED,	/* u64: clients not on the allow list (reply only) */
 	DST_EXPORT_A_AUTH_FAILED, /* u64: failed handshakes with a secret (reply only) */
 	DST_EXPORT_A_CRC_ERRORS, /* u64: checksum mismatches (reply only) */
-	/* nest of DST_A_CLIENT nests: enum dst_client_attr (reply only) */
+	/*
+	 * nest of DST_A_CLIENT nests: enum dst_client_attr, the first
+	 * DST_CLIENT_LIST_MAX connected clients (reply only)
+	 */
 	DST_EXPORT_A_CLIENT_LIST,
 	__DST_EXPORT_A_MAX,
 };
@@ -286,6 +289,8 @@ enum dst_export_attr {
 #define DST_SECRET_MAX		64
 /* Entries of an export's allow list, at most. */
 #define DST_ALLOW_MAX		64
+/* Clients in DST_EXPORT_A_CLIENT_LIST, at most (CLIENTS counts them all). */
+#define DST_CLIENT_LIST_MAX	32
 
 /*
  * An entry of an allow list.  The longest prefix that holds a client's

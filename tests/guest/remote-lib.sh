@@ -82,6 +82,12 @@ undo_import() {
 	IMPORTS=("${keep[@]}")
 }
 
+# ratelimit_max START: the most lines printk's rate limit (a burst of 10
+# per 5 s) lets through since $SECONDS was START.
+ratelimit_max() {
+	echo $((10 * ((SECONDS - $1) / 5 + 2)))
+}
+
 status_json() { bounded 30 dstadm status --json; }
 
 # node_field STORAGE FIELD: FIELD of the first node of STORAGE.
