@@ -242,7 +242,7 @@ struct srv {
 /* Serve one connection; returns when the client goes. */
 static void srv_conn(struct srv *s, int fd)
 {
-	struct dst_hello_reply hr = { 0 };
+	struct dst_hello_reply hr;
 	struct dst_request q;
 	struct dst_reply *r;
 	struct dst_hello h;
@@ -256,14 +256,8 @@ static void srv_conn(struct srv *s, int fd)
 	    be16toh(h.version) != DST_PROTO_VERSION || h.flags ||
 	    !(be64toh(h.features) & DST_FEAT_CRC32C))
 		fail("the client's hello is not a crc32c hello without a secret");
-	hr.magic = htobe32(DST_HELLO_MAGIC);
-	hr.version = htobe16(DST_PROTO_VERSION);
-	hr.size = htobe64(s->size);
-	hr.logical_block_size = htobe32(512);
-	hr.physical_block_size = htobe32(BLK);
-	hr.max_request = htobe32(SRV_MAXREQ);
-	hr.features = htobe64(be64toh(h.features) &
-			      (DST_FEAT_FLUSH | DST_FEAT_FUA | DST_FEAT_CRC32C));
+	hello_ok(&hr, s->size, SRV_MAXREQ, be64toh(h.features) &
+		 (DST_FEAT_FLUSH | DST_FEAT_FUA | DST_FEAT_CRC32C));
 	if (write_full(fd, &hr, sizeof(hr)))
 		return;
 	r = (struct dst_reply *)s->buf;
@@ -314,14 +308,11 @@ static void srv_conn(struct srv *s, int fd)
 
 static int cmd_server(int argc, char **argv)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct srv s = { 0 };
-	int ls, fd, one = 1;
+	int ls, fd;
 
 	if (argc < 3 || strcmp(argv[2], "flip"))
 		die("usage: dstsec server PORT SIZE flip");
-	sa.sin_port = htons((uint16_t)parse_u64(argv[0], "port"));
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	s.size = parse_u64(argv[1], "size");
 	if (!s.size || s.size % BLK || s.size > (1ULL << 30))
 		die("size must be a multiple of %u, at most 1 GiB", BLK);
@@ -329,10 +320,7 @@ static int cmd_server(int argc, char **argv)
 	s.buf = malloc(sizeof(struct dst_reply) + SRV_MAXREQ);
 	if (!s.store || !s.buf)
 		die("out of memory");
-	ls = socket(AF_INET, SOCK_STREAM, 0);
-	if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 8))
-		die("listen on 127.0.0.1:%s: %s", argv[0], strerror(errno));
+	ls = listen_loopback(argv[0]);
 	say("serving %llu bytes on 127.0.0.1:%s, READ replies of the upper half corrupted",
 	    (unsigned long long)s.size, argv[0]);
 	for (;;) {

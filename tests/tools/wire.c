@@ -157,6 +157,33 @@ void tcp_nodelay(int fd)
 		die("setsockopt TCP_NODELAY: %s", strerror(errno));
 }
 
+int listen_loopback(const char *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int ls, one = 1;
+
+	sa.sin_port = htons((uint16_t)parse_u64(port, "port"));
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 8))
+		die("listen on 127.0.0.1:%s: %s", port, strerror(errno));
+	return ls;
+}
+
+void hello_ok(struct dst_hello_reply *r, uint64_t size, uint32_t max_request,
+	      uint64_t features)
+{
+	memset(r, 0, sizeof(*r));
+	r->magic = htobe32(DST_HELLO_MAGIC);
+	r->version = htobe16(DST_PROTO_VERSION);
+	r->size = htobe64(size);
+	r->logical_block_size = htobe32(512);
+	r->physical_block_size = htobe32(4096);
+	r->max_request = htobe32(max_request);
+	r->features = htobe64(features);
+}
+
 int connect_to(const char *host, const char *port)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;

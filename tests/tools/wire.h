@@ -45,6 +45,11 @@ int write_full(int fd, const void *buf, size_t len);
 const char *status_name(uint32_t s);
 /* A header and the data after it go out at once, not after a delayed ACK. */
 void tcp_nodelay(int fd);
+/* A socket listening on 127.0.0.1:PORT; exits 2 if it cannot. */
+int listen_loopback(const char *port);
+/* A hello reply that lets the client in: 512/4096-byte blocks. */
+void hello_ok(struct dst_hello_reply *r, uint64_t size, uint32_t max_request,
+	      uint64_t features);
 /* A connected TCP socket with io_timeout set; fails if it cannot connect. */
 int connect_to(const char *host, const char *port);
 uint64_t parse_u64(const char *s, const char *what);

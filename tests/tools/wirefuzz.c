@@ -352,17 +352,11 @@ static void send_or_drop(int fd, const void *p, size_t len, bool *up)
  */
 static bool srv_hello(struct srv *s, int fd, const struct dst_hello *h)
 {
-	struct dst_hello_reply r = { 0 };
+	struct dst_hello_reply r;
 	bool up = true, mut = s->conns > 1 && rnd() % 8 == 0;
 
-	r.magic = htobe32(DST_HELLO_MAGIC);
-	r.version = htobe16(DST_PROTO_VERSION);
-	r.size = htobe64(s->size);
-	r.logical_block_size = htobe32(512);
-	r.physical_block_size = htobe32(BLK);
-	r.max_request = htobe32(MAXREQ);
-	r.features = htobe64(be64toh(h->features) & (DST_FEAT_FLUSH | DST_FEAT_FUA |
-						     DST_FEAT_DISCARD | DST_FEAT_WRITE_ZEROES));
+	hello_ok(&r, s->size, MAXREQ, be64toh(h->features) &
+		 (DST_FEAT_FLUSH | DST_FEAT_FUA | DST_FEAT_DISCARD | DST_FEAT_WRITE_ZEROES));
 	if (mut) {
 		switch (rnd() % 9) {
 		case 0:
@@ -500,20 +494,14 @@ static void srv_conn(struct srv *s, int fd)
 static void fuzz_server(const char *port, uint64_t size, uint64_t n,
 			uint64_t rate)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct srv s = { .size = size, .n = n, .rate = rate ? rate : 1 };
-	int ls, fd, one = 1;
+	int ls, fd;
 
-	sa.sin_port = htons((uint16_t)parse_u64(port, "port"));
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	s.store = calloc(1, size);
 	s.buf = malloc(MAXREQ);
 	if (!s.store || !s.buf)
 		die("out of memory");
-	ls = socket(AF_INET, SOCK_STREAM, 0);
-	if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 8))
-		die("listen on 127.0.0.1:%s: %s", port, strerror(errno));
+	ls = listen_loopback(port);
 	say("server: listening on 127.0.0.1:%s, %llu messages", port,
 	    (unsigned long long)n);
 	while (sent < n) {
