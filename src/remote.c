@@ -16,7 +16,8 @@
  * a reply that comes early never races with the pages being sent.
  *
  * Any protocol violation, a send or receive error, or a request older than
- * the timeout ends the connection.  The thread then connects again, with
+ * the timeout ends the connection, with a reset: nothing it did not deliver
+ * can land on the export later.  The thread then connects again, with
  * an exponential backoff from DST_RECONNECT_MIN up to the node's
  * reconnect_max, and refuses an export that became smaller or can do less.
  * While the node is down, its requests are held for dead_timeout (sent
@@ -771,6 +772,13 @@ static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 		return err;
 	}
 	dst_sock_setup(sock);
+	/*
+	 * Closing it aborts the connection.  What it did not deliver is
+	 * failed or sent again on the next connection; left to the kernel,
+	 * it would be retransmitted once the link is back and land on the
+	 * export after newer writes to the same place, or after a resync.
+	 */
+	sock_no_linger(sock->sk);
 	sock->sk->sk_sndtimeo = r->timeout;
 	sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
 	return 0;

@@ -7,7 +7,8 @@
  * the export's device.  Bios complete into a list that a work item sends
  * back as replies, in completion order.  A write is acknowledged only
  * after its bio completed.  Anything invalid closes the connection with
- * one rate-limited log line; other clients go on.
+ * one rate-limited log line; other clients go on.  A client that vanished
+ * is let go after TCP keepalive probes go unanswered.
  *
  * Before the hello is answered, the client must be on the export's allow
  * list and, when the export has a secret, pass the handshake of auth.c.
@@ -22,6 +23,7 @@
 #include <linux/net.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/tcp.h>
 #include <linux/workqueue.h>
 #include <net/sock.h>
 
@@ -31,6 +33,15 @@
 #define DST_SERVER_DEPTH	128	/* requests in flight per client */
 #define DST_HELLO_TIMEOUT	(10 * HZ)
 #define DST_CHUNK		SZ_64K	/* largest page of a request's data */
+/*
+ * A client that vanished without a word (its reset lost with the link) is
+ * let go after this long: probed after DST_KEEPIDLE s of silence, every
+ * DST_KEEPINTVL s, and given up after DST_KEEPCNT probes, or when a reply
+ * stays unacknowledged for as long.
+ */
+#define DST_KEEPIDLE		30
+#define DST_KEEPINTVL		5
+#define DST_KEEPCNT		4
 
 struct dst_client {
 	struct list_head list;
@@ -566,6 +577,12 @@ void dst_client_start(struct dst_export *exp, struct socket *sock)
 	if (len < 0)
 		goto err_free;
 	dst_sock_setup(sock);
+	sock_set_keepalive(sock->sk);
+	tcp_sock_set_keepidle(sock->sk, DST_KEEPIDLE);
+	tcp_sock_set_keepintvl(sock->sk, DST_KEEPINTVL);
+	tcp_sock_set_keepcnt(sock->sk, DST_KEEPCNT);
+	tcp_sock_set_user_timeout(sock->sk, (DST_KEEPIDLE + DST_KEEPINTVL *
+					     DST_KEEPCNT) * MSEC_PER_SEC);
 
 	mutex_lock(&exp->lock);
 	if (exp->closing) {

@@ -5,7 +5,9 @@
 # verify is clean and the legs end identical. A single remote disk with a
 # dead timeout holds its I/O through a short outage (fio sees no error)
 # and fails it after a longer one (no hang), and works again when the
-# export is back. An export that came back smaller is refused.
+# export is back. A write held through a cut link is not left behind on
+# the cut connection to land late, and the export lets that connection go.
+# An export that came back smaller is refused.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -107,6 +109,46 @@ expect_ok bounded 60 dd if=/tmp/blk of="$R" bs=64K oflag=direct status=none
 [[ "$(dev_sha "$R" 1)" == "$(dev_sha /dev/ram3 1)" ]] || fail "r4 does not write through after it is back"
 undo_import r4
 undo_export d3
+
+# A cut link: nftables drops loopback TCP to and from the export's port.
+# A write held through it is sent again on the next connection; the one
+# it was first sent on is aborted, so that nothing is left to retransmit
+# it once the link is back, where it would land after a later write to
+# the same place.  The export lets go of the cut connection, whose reset
+# was lost, after its keepalive probes go unanswered.
+nft_cut() {
+	nft add table inet dstcut
+	nft add chain inet dstcut in '{ type filter hook input priority 0; }'
+	nft add rule inet dstcut in tcp dport "$1" drop
+	nft add rule inet dstcut in tcp sport "$1" drop
+}
+# Connections to PORT closed here and still sending.
+closed_sending() { ss -Htn state fin-wait-1 state closing state last-ack "( dport = :$1 )"; }
+dd if=/dev/urandom of=/tmp/blk-first bs=64K count=1 status=none
+dd if=/dev/urandom of=/tmp/blk-later bs=64K count=1 status=none
+do_export d5 /dev/ram3 127.0.0.1:7113
+do_import r6 127.0.0.1:7113 --timeout 2 --dead-timeout 120 --reconnect-max 1
+R=$DEV
+expect_ok bounded 30 dd if=/dev/zero of="$R" bs=64K count=1 oflag=direct status=none
+nft_cut 7113
+bounded 150 dd if=/tmp/blk-first of="$R" bs=64K oflag=direct status=none &
+DD=$!
+BG_PIDS+=("$DD")
+wait_for 30 "r6 reconnecting" field_is node_field r6 state reconnecting
+sleep 3
+out=$(closed_sending 7113)
+[[ -z "$out" ]] || fail "the cut connection still holds data to send: $out"
+nft delete table inet dstcut
+wait "$DD" || fail "the write held through the cut failed"
+BG_PIDS=()
+wait_for 60 "r6 connected" field_is node_field r6 state connected
+expect_ok bounded 30 dd if=/tmp/blk-later of="$R" bs=64K oflag=direct status=none
+wait_for 90 "export d5 to let go of the cut connection" field_is export_field d5 clients 1
+[[ "$(dd if=/dev/ram3 bs=64K count=1 iflag=direct status=none | sha256sum | cut -c1-64)" == \
+	"$(file_sha /tmp/blk-later)" ]] || fail "the export does not hold the later write"
+log "the cut connection was aborted; the export let it go; the later write stays"
+undo_import r6
+undo_export d5
 
 # Back smaller: refused; back right: accepted.
 loop_dev /tmp/small-export 32

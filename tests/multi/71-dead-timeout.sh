@@ -6,7 +6,7 @@
 set -euo pipefail
 # shellcheck source=tests/multi/lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/multi/lib.sh"
-trap mirror_cleanup EXIT
+trap multi_cleanup EXIT
 
 net_up
 load_dst

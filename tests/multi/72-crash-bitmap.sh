@@ -10,7 +10,7 @@
 set -euo pipefail
 # shellcheck source=tests/multi/lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/multi/lib.sh"
-trap mirror_cleanup EXIT
+trap multi_cleanup EXIT
 
 CHUNK=65536
 LEG_BYTES=$((LEG_MIB << 20))

@@ -59,12 +59,31 @@ put() {
 # wait for its agent), "link B|C off|on" (the guest's cable, QEMU
 # set_link), "crash A TESTS" (SIGKILL of A, then boot A again to run TESTS:
 # never returns).
+LINKS_CUT=()
 host() {
-	local id
+	local id l
+	local -a keep=()
 	id=req.$(date +%s%N).$RANDOM
 	log "host: $*"
 	put "$DST_CTL/$id" "$*"
 	wait_for 600 "the host to do '$*'" test -e "$DST_CTL/$id.done"
+	if [[ "$1" == link ]]; then
+		for l in "${LINKS_CUT[@]}"; do [[ "$l" == "$2" ]] || keep+=("$l"); done
+		[[ "$3" == on ]] || keep+=("$2")
+		LINKS_CUT=("${keep[@]}")
+	fi
+}
+
+# multi_cleanup: mirror_cleanup, after the cables a failed test left out
+# are put back, so that the next test finds its peers (run it from an EXIT
+# trap).
+multi_cleanup() {
+	local rc=$? l
+	set +e
+	for l in "${LINKS_CUT[@]}"; do (host link "$l" on) || echo "cleanup: link $l not back"; done
+	LINKS_CUT=()
+	(exit "$rc")
+	mirror_cleanup
 }
 
 # on ROLE CMD: run the bash command CMD on guest ROLE and print its output;
