@@ -6,8 +6,8 @@
 # in-kernel client under fio, 1 in DST_WIRE_FUZZ_RATE replies (default
 # 1024; each costs a reconnect) and 1 in 8 hello replies mutated.  No
 # oops, WARN or hang (the runner checks the kernel log), and the module
-# unloads cleanly afterwards.  A longer run: DST_WIRE_FUZZ=2000000
-# DST_WIRE_FUZZ_SEED=N DST_WIRE_FUZZ_RATE=64 (docs/TESTING.md).
+# unloads cleanly afterwards.  A longer run: DST_WIRE_FUZZ=300000 or more,
+# DST_WIRE_FUZZ_SEED=2, DST_WIRE_FUZZ_RATE=256 (docs/TESTING.md).
 set -euo pipefail
 # shellcheck source=tests/guest/remote-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/remote-lib.sh"
