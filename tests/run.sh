@@ -3,16 +3,16 @@
 #   tests/run.sh all [PATTERN]     what "make test" runs: install what is missing,
 #                                  build, host tests, guest tests, and one last line
 #                                  "N passed, N failed" over all of them
-#   tests/run.sh guest [PATTERN]   boot the QEMU guest and run tests/guest/NN-*.sh
+#   tests/run.sh guest [PATTERN]   build, boot the QEMU guest and run tests/guest/NN-*.sh
 #                                  (PATTERN: glob(s) on test names, comma-separated;
 #                                  without glob characters it matches as a substring)
-#   tests/run.sh multi [PATTERN]   the multi-host tier: guests A, B and C on a
+#   tests/run.sh multi [PATTERN]   build, then the multi-host tier: guests A, B and C on a
 #                                  sealed network, tests/multi/NN-*.sh on A
 #   tests/run.sh pkg               the .debs installed in a Debian guest (tests/lib/pkg.sh)
 #   tests/run.sh debug [PATTERN]   the guest tests and tests/debug on a KASAN,
 #                                  lockdep, kmemleak, fault-injection kernel
 #                                  (tests/lib/debug.sh; make test-debug)
-#   tests/run.sh bench             fio on brd, dst and nbd in one guest (no pass/fail)
+#   tests/run.sh bench             build, fio on brd, dst and nbd in one guest (no pass/fail)
 #   tests/run.sh image             build the guest image if needed, print its dir
 # Env: KVER, DST_KO (module to test, default src/dst.ko), DST_GUEST_TIMEOUT
 # (whole guest run, default 1500 s), DST_TEST_TIMEOUT (per test, default 300 s),
@@ -232,10 +232,12 @@ main() {
 		;;
 	guest)
 		shift
+		build
 		cmd_guest "$@"
 		;;
 	multi)
 		shift
+		build
 		cmd_multi "$@"
 		;;
 	pkg)
@@ -248,6 +250,7 @@ main() {
 		;;
 	bench)
 		shift
+		build
 		cmd_bench "$@"
 		;;
 	image)

@@ -2,15 +2,20 @@
 # Fault injection on the debug kernel (make test-debug), aimed so that the
 # rest of the guest (the 9p share above all) is left alone.  Control path:
 # systematic failslab (fail-nth, as syzkaller does): each dstadm command
-# is run again and again with the Nth slab allocation from its first
-# netlink sendto failing, N = 1..40, so through the module's handler; each
-# run works or fails cleanly, some with the module's ENOMEM, and all can
-# be removed afterwards.  I/O path: failslab at random in dst's own kernel threads
-# (task-filter, make-it-fail: export clients, remote nodes, mirror
-# resync) under fio on a mirror of a remote (CRC-32C) and a local leg:
-# I/O may fail, nothing may crash or hang, the mirror comes back in sync
-# and fio verify is clean.  Last, fail_make_request on a mirror leg's
-# device: the leg goes out of sync and fio verify stays clean.
+# is run again and again with the Nth slab allocation of each of its
+# requests to the dst family failing, N = 1..40, counted from the request's
+# sendto, in which the module's handler runs, and disarmed after it; each
+# run works or fails cleanly, some with the module's ENOMEM, a command
+# none of whose requests had a fault and which follows only successes
+# works, and all can be removed afterwards.  I/O path: failslab at random
+# (task-filter, make-it-fail) in dst's own kernel threads (export clients,
+# remote nodes, mirror resync) and in fio, which submits through dst's
+# submit path, under fio on a mirror of a remote (CRC-32C) and a local
+# leg: I/O may fail, nothing may crash or hang, the mirror comes back in
+# sync and fio verify is clean.  Last, fail_make_request on a mirror leg's
+# device: the leg goes out of sync and fio verify stays clean.  Each part
+# checks that faults were injected (fail-nth left at 0, the attributes'
+# times counted down).
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -19,20 +24,29 @@ FI=/sys/kernel/debug
 PORT=7400
 [[ -d $FI/failslab && -d $FI/fail_make_request ]] || fail "no failslab/fail_make_request: not the debug kernel"
 
+# Faults an attribute may inject; what is left of it tells how many were.
+TIMES=1000000
+
 # failslab_tasks PROBABILITY: slab allocations of marked tasks fail.
 failslab_tasks() {
 	echo Y >"$FI/failslab/task-filter"
 	echo N >"$FI/failslab/ignore-gfp-wait"
 	echo 0 >"$FI/failslab/verbose"
 	echo 0 >"$FI/failslab/space"
-	echo -1 >"$FI/failslab/times"
+	echo $TIMES >"$FI/failslab/times"
 	echo 1 >"$FI/failslab/interval"
 	echo "$1" >"$FI/failslab/probability"
 }
 
-# dst_threads: pids of dst's kernel threads.
+# injected ATTR: how many faults ATTR injected since its times was set.
+injected() {
+	echo $((TIMES - $(<"$FI/$1/times")))
+}
+
+# dst_threads: pids of dst's kernel threads and of fio, which submits the
+# bios through dst's submit path.
 dst_threads() {
-	ps -e -o pid=,comm= | awk '$2 ~ /^dst/ { print $1 }'
+	ps -e -o pid=,comm= | awk '$2 ~ /^dst/ || $2 == "fio" { print $1 }'
 }
 
 # mark_threads 0|1: their make-it-fail.
@@ -50,17 +64,30 @@ faults_off() {
 	[[ ! -e /sys/block/ram2/make-it-fail ]] || echo 0 >/sys/block/ram2/make-it-fail
 }
 
+# drop_all: every storage and export there is (none is a node of another).
+drop_all() {
+	local s e
+	for s in $(status_json | jq -r '.storages[].name'); do
+		bounded 60 dstadm delete "$s" || echo "cleanup: dstadm delete $s failed"
+	done
+	for e in $(status_json | jq -r '(.exports // [])[].name'); do
+		bounded 60 dstadm unexport "$e" || echo "cleanup: dstadm unexport $e failed"
+	done
+}
+
 fault_cleanup() {
 	local rc=$?
 	set +e
 	faults_off
+	drop_all
 	(exit "$rc")
 	mirror_cleanup
 }
 
 # nth N CMD...: CMD (dstadm from /tmp) with the Nth fault injection point
-# from its first sendto failing (tests/tools/failnth.so); in /, since a
-# cwd on the 9p share would be revalidated.  Prints CMD's status and output.
+# of each dst request's sendto failing (tests/tools/failnth.so); in /, so
+# that nothing of the 9p share is touched while armed.  Prints CMD's status
+# and output.
 nth() {
 	local n=$1 rc=0 out
 	shift
@@ -79,18 +106,26 @@ echo N >"$FI/failslab/ignore-gfp-wait"
 echo 0 >"$FI/failslab/verbose"
 # Page allocations never count: their failures warn, by design.
 echo 11 >"$FI/fail_page_alloc/min-order" 2>/dev/null || true
-runs=0 failed=0 enomem=0
+runs=0 failed=0 enomem=0 injected=0
 : >/tmp/nth.log
 for n in $(seq 1 40); do
+	clean=1 # every command of this round so far succeeded
 	for cmd in "create f$n --alg mirror --chunk-size 64K" "add f$n local /dev/ram2" \
 		"start f$n --assume-clean" "status --json" \
-		"export x$n --device /dev/ram2 --listen 127.0.0.1:$((PORT + 1)) --allow 127.0.0.1" \
+		"export x$n --device /dev/ram1 --listen 127.0.0.1:$((PORT + 1)) --allow 127.0.0.1" \
 		"import i$n --remote 127.0.0.1:$((PORT + 1)) --timeout 5" \
 		"delete i$n" "unexport x$n" "delete f$n"; do
 		# shellcheck disable=SC2086 # the command's words
 		r=$(nth "$n" /tmp/dstadm $cmd)
 		runs=$((runs + 1))
-		[[ "$r" == "0 "* ]] || failed=$((failed + 1))
+		if [[ "$r" == *"failnth: fault injected"* ]]; then
+			injected=$((injected + 1))
+		elif ((clean)) && [[ "$r" != "0 "* ]]; then
+			# No allocation of it failed, none of the round had
+			# failed: a failure is what an earlier one left.
+			fail "$cmd failed with no fault injected in it: $r"
+		fi
+		[[ "$r" == "0 "* ]] || { failed=$((failed + 1)); clean=0; }
 		# A request's answer names its object: the module said ENOMEM.
 		if grep -Eq "dstadm: (storage|export) '[^']*'.*: Cannot allocate memory" <<<"$r"; then
 			enomem=$((enomem + 1))
@@ -98,17 +133,15 @@ for n in $(seq 1 40); do
 		fi
 	done
 	# What a failed step left behind goes before the next round.
-	for s in $(status_json | jq -r '.storages[].name'); do
-		expect_ok bounded 60 dstadm delete "$s"
-	done
-	for e in $(status_json | jq -r '(.exports // [])[].name'); do
-		expect_ok bounded 60 dstadm unexport "$e"
-	done
+	drop_all
+	[[ "$(status_json | jq '(.storages | length) + (.exports // [] | length)')" == 0 ]] ||
+		fail "round $n left something that cannot be removed: $(status_json)"
 done
 nothing_left
 head -n 5 /tmp/nth.log
+((injected > 0)) || fail "no fault was injected in any request"
 ((enomem > 0)) || fail "no command got the module's ENOMEM: the failures did not reach it"
-log "control path: $runs runs with one allocation failing, $failed failed cleanly ($enomem with ENOMEM from the kernel); all removed"
+log "control path: $runs runs, a fault injected in $injected; $failed failed cleanly ($enomem with ENOMEM from the kernel); all removed"
 
 # --- the I/O path ---------------------------------------------------------------
 do_export e0 /dev/ram0 127.0.0.1:$PORT
@@ -122,16 +155,22 @@ wait_for 10 "$dev" test -b "$dev"
 expect_ok bounded 600 dstadm wait m0 --timeout 500
 bounded 200 fio --name=faults --filename="$dev" --direct=1 --ioengine=libaio \
 	--rw=randrw --bsrange=4k-256k --iodepth=16 --size=48M --time_based \
-	--runtime=30 --continue_on_error=all --output=/tmp/fio-faults.txt >/dev/null 2>&1 &
+	--runtime=30 --continue_on_error=all --output=/tmp/fio-faults.txt >/tmp/fio-faults.err 2>&1 &
 fio=$!
 BG_PIDS+=("$fio")
 sleep 3
 failslab_tasks 5
 mark_threads 1
-log "failing allocations of dst's threads: $(dst_threads | wc -l) thread(s)"
-wait "$fio" || true
+log "failing allocations of dst's threads and fio: $(dst_threads | wc -l) task(s)"
+# Off before fio ends, so that it can write its report.
+sleep 24
+n=$(injected failslab)
 faults_off
-log "fio under failslab: $(grep -o 'err=[ 0-9]*' /tmp/fio-faults.txt | head -n2 | tr '\n' ' ')"
+rc=0
+wait "$fio" || rc=$?
+# fio may fail: its own allocations fail too.
+log "fio under failslab: $n allocations failed; fio exited $rc, $(grep -o 'err=[ 0-9]*' /tmp/fio-faults.txt | head -n2 | tr '\n' ' ')$(tail -n 3 /tmp/fio-faults.err)"
+((n > 0)) || fail "failslab failed no allocation of dst's threads or fio"
 # Whatever failed, it comes back: a leg that went out of sync reconnects
 # and resyncs.
 expect_ok bounded 600 dstadm wait m0 --timeout 500
@@ -145,12 +184,14 @@ log "I/O path under failslab: no crash, no hang, back in sync, verify clean"
 make_storage m1 mirror -- /dev/ram1 /dev/ram2 -- --assume-clean
 echo 10 >"$FI/fail_make_request/probability"
 echo 1 >"$FI/fail_make_request/interval"
-echo -1 >"$FI/fail_make_request/times"
+echo $TIMES >"$FI/fail_make_request/times"
 echo 0 >"$FI/fail_make_request/verbose"
 echo 1 >/sys/block/ram2/make-it-fail
 fio_verify leg "$DEV" 10 --size=32M
+n=$(injected fail_make_request)
 faults_off
+((n > 0)) || fail "fail_make_request failed no bio of the leg"
 [[ "$(sysfs_leg m1 1 sync)" == out-of-sync ]] || fail "the failing leg is $(sysfs_leg m1 1 sync)"
 drop_storage m1
 nothing_left
-log "fail_make_request on a leg: out of sync, fio verify clean"
+log "fail_make_request on a leg: $n bios failed, the leg out of sync, fio verify clean"
