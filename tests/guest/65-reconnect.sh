@@ -11,7 +11,14 @@
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
-trap mirror_cleanup EXIT
+# A test that fails with the link cut puts it back on the way out.
+reconnect_cleanup() {
+	local rc=$?
+	nft delete table inet dstcut 2>/dev/null || true
+	(exit "$rc")
+	mirror_cleanup
+}
+trap reconnect_cleanup EXIT
 
 MIB=64
 mirror_setup 5 "$MIB"

@@ -51,13 +51,14 @@ BG_PIDS+=($!)
 # a small part of itself.
 resynced_since() { echo $(($(storage_field m resync_bytes) - $1)); }
 # Without fio's I/O nothing notices a cut: fio failing ends the wait.
-fio_ok() { [[ ! -e "$FIO_FAIL" ]] || fail "fio failed: $(cat "$FIO_FAIL")"; }
+# fio_ok WHAT: fio has not failed (by WHAT).
+fio_ok() { [[ ! -e "$FIO_FAIL" ]] || fail "fio failed ${1:-}: $(cat "$FIO_FAIL")"; }
 out_or_fio_failed() { [[ -e "$FIO_FAIL" ]] || leg_is m "$1" out-of-sync; }
 check_cycle() {
 	local leg=$1 what=$2 before=$3 copied
 	wait_for 300 "node$leg in sync after $what" leg_is m "$leg" in-sync
 	copied=$(resynced_since "$before")
-	fio_ok
+	fio_ok "by the end of $what"
 	((copied > 0)) || fail "nothing resynced after $what"
 	((copied < LEG_BYTES / 4)) ||
 		fail "$what: resynced $copied bytes, not far below the leg's $LEG_BYTES"
@@ -69,7 +70,7 @@ for ((i = 1; i <= LINK_CYCLES; i++)); do
 	before=$(storage_field m resync_bytes)
 	host link C off
 	wait_for 120 "node2 out of sync with C's cable out" out_or_fio_failed 2
-	fio_ok
+	fio_ok "during cable cut $i"
 	sleep 2
 	host link C on
 	check_cycle 2 "cable cut $i" "$before"
@@ -80,7 +81,7 @@ for ((i = 1; i <= KILL_CYCLES; i++)); do
 	before=$(storage_field m resync_bytes)
 	host kill B
 	wait_for 120 "node1 out of sync with B killed" out_or_fio_failed 1
-	fio_ok
+	fio_ok "during SIGKILL of B $i"
 	host boot B
 	check_cycle 1 "SIGKILL of B $i" "$before"
 	[[ "$(leg_field m 1 reconnects)" -ge "$i" ]] || fail "node1 counts no reconnect"
