@@ -129,6 +129,7 @@ nft_cut() {
 	nft add rule inet dstcut in tcp dport "$1" drop
 	nft add rule inet dstcut in tcp sport "$1" drop
 }
+not_running() { ! kill -0 "$1" 2>/dev/null; }
 # Connections to PORT closed here and still sending.
 closed_sending() { ss -Htn state fin-wait-1 state closing state last-ack "( dport = :$1 )"; }
 dd if=/dev/urandom of=/tmp/blk-first bs=64K count=1 status=none
@@ -155,6 +156,30 @@ wait_for 90 "export d5 to let go of the cut connection" field_is export_field d5
 	"$(file_sha /tmp/blk-later)" ]] || fail "the export does not hold the later write"
 log "the cut connection was aborted; the export let it go; the later write stays"
 undo_import r6
+
+# A client that stops acknowledging (what the export sends is dropped): the
+# export's reply stays unacknowledged, and its TCP user timeout lets the
+# connection go after about 50 s, where retransmission alone would hold it
+# for about 15 minutes and keepalive does not probe a socket with data in
+# flight. The client, waiting out a 600 s timeout, has not given up; once
+# the link is back its retransmitted request meets a reset, and the read,
+# held (--dead-timeout), is sent again on a new connection.
+do_import r7 127.0.0.1:7113 --timeout 600 --dead-timeout 120
+R=$DEV
+nft add table inet dstcut
+nft add chain inet dstcut in '{ type filter hook input priority 0; }'
+nft add rule inet dstcut in tcp sport 7113 drop
+bounded 700 dd if="$R" of=/dev/null bs=64K count=1 iflag=direct status=none &
+DD=$!
+BG_PIDS+=("$DD")
+wait_for 120 "export d5 to give up on its unacknowledged reply" field_is export_field d5 clients 0
+field_is node_field r7 state connected || fail "r7 gave up first: $(node_field r7 state)"
+nft delete table inet dstcut
+wait_for 180 "the read to complete after the mend" not_running "$DD"
+wait "$DD" || fail "the read failed after the link was back"
+BG_PIDS=()
+log "the export let go of a client that stopped acknowledging; the read completed after the mend"
+undo_import r7
 undo_export d5
 
 # Back smaller: refused; back right: accepted.
