@@ -9,7 +9,8 @@
 #
 # Output: OUT/{results.txt,NAME.log,console.log,dmesg.txt,counts} and the
 # last line "debug: N passed, N failed".  Env: DST_DEBUG_TIMEOUT (whole
-# run, default 7200 s), DST_TEST_TIMEOUT (per test, default 1200 s).
+# run, default 7200 s), DST_TEST_TIMEOUT (per test, default 1800 s: 59-wirefuzz
+# alone takes about 1100 s on this kernel).
 set -euo pipefail
 
 # debug_module KDIR OUT: builds dst.ko for the kernel in KDIR from a copy
@@ -37,7 +38,7 @@ debug_run() {
 	[[ -z "${DST_GUEST_ENV:-}" ]] || extra+=("dsttest.env=$DST_GUEST_ENV")
 	export DST_VM_KERNEL=$kdir/bzImage DST_VM_INITRD=none
 	export DST_VM_MEM=${DST_VM_MEM:-3072}
-	export DST_TEST_TIMEOUT=${DST_TEST_TIMEOUT:-1200}
+	export DST_TEST_TIMEOUT=${DST_TEST_TIMEOUT:-1800}
 	export DST_QEMU_EXTRA="-fsdev local,id=kmod,path=$kdir/modules/lib/modules,security_model=none,readonly=on -device virtio-9p-pci,fsdev=kmod,mount_tag=dstkmod"
 	DST_KO=$ROOT/tests/out/debug-build/src/dst.ko boot_guest "$out" debug \
 		"${DST_DEBUG_TIMEOUT:-7200}" "${extra[@]}" && finished=1
