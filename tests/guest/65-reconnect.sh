@@ -14,7 +14,7 @@ source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
 # A test that fails with the link cut puts it back on the way out.
 reconnect_cleanup() {
 	local rc=$?
-	nft delete table inet dstcut 2>/dev/null || true
+	nft_mend 2>/dev/null || true
 	(exit "$rc")
 	mirror_cleanup
 }
@@ -123,12 +123,17 @@ undo_export d3
 # it once the link is back, where it would land after a later write to
 # the same place.  The export lets go of the cut connection, whose reset
 # was lost, after its keepalive probes go unanswered.
-nft_cut() {
+# nft_drop MATCH...: loopback TCP matching any MATCH ("dport 7113") is
+# dropped until nft_mend; nft_cut PORT: both ways.
+nft_drop() {
+	local m
 	nft add table inet dstcut
 	nft add chain inet dstcut in '{ type filter hook input priority 0; }'
-	nft add rule inet dstcut in tcp dport "$1" drop
-	nft add rule inet dstcut in tcp sport "$1" drop
+	# shellcheck disable=SC2086 # a match's words
+	for m in "$@"; do nft add rule inet dstcut in tcp $m drop; done
 }
+nft_cut() { nft_drop "dport $1" "sport $1"; }
+nft_mend() { nft delete table inet dstcut; }
 not_running() { ! kill -0 "$1" 2>/dev/null; }
 # Connections to PORT closed here and still sending.
 closed_sending() { ss -Htn state fin-wait-1 state closing state last-ack "( dport = :$1 )"; }
@@ -146,7 +151,7 @@ wait_for 30 "r6 reconnecting" field_is node_field r6 state reconnecting
 sleep 3
 out=$(closed_sending 7113)
 [[ -z "$out" ]] || fail "the cut connection still holds data to send: $out"
-nft delete table inet dstcut
+nft_mend
 wait "$DD" || fail "the write held through the cut failed"
 BG_PIDS=()
 wait_for 60 "r6 connected" field_is node_field r6 state connected
@@ -166,15 +171,13 @@ undo_import r6
 # held (--dead-timeout), is sent again on a new connection.
 do_import r7 127.0.0.1:7113 --timeout 600 --dead-timeout 120
 R=$DEV
-nft add table inet dstcut
-nft add chain inet dstcut in '{ type filter hook input priority 0; }'
-nft add rule inet dstcut in tcp sport 7113 drop
+nft_drop "sport 7113"
 bounded 700 dd if="$R" of=/dev/null bs=64K count=1 iflag=direct status=none &
 DD=$!
 BG_PIDS+=("$DD")
 wait_for 120 "export d5 to give up on its unacknowledged reply" field_is export_field d5 clients 0
 field_is node_field r7 state connected || fail "r7 gave up first: $(node_field r7 state)"
-nft delete table inet dstcut
+nft_mend
 wait_for 180 "the read to complete after the mend" not_running "$DD"
 wait "$DD" || fail "the read failed after the link was back"
 BG_PIDS=()
