@@ -9,55 +9,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blkdev.h>
-#include <linux/completion.h>
 #include <linux/major.h>
+#include <linux/workqueue.h>
 
 #include "dst.h"
 
 static int dst_major;
 
-struct dst_flush {
-	atomic_t pending;
-	blk_status_t status;
-	struct completion done;
-};
-
-static void dst_flush_endio(struct bio *bio)
-{
-	struct dst_flush *f = bio->bi_private;
-
-	if (bio->bi_status)
-		f->status = bio->bi_status;
-	bio_put(bio);
-	if (atomic_dec_and_test(&f->pending))
-		complete(&f->done);
-}
-
-/*
- * Flush every node and wait.  A write with REQ_PREFLUSH to a storage of
- * several nodes needs this before its data goes out, as dm does: the
- * writes it must come after may be on any node.
- */
-static blk_status_t dst_flush_nodes(struct dst_storage *st)
-{
-	struct dst_flush f = { .status = BLK_STS_OK };
-	struct dst_node *node;
-	struct bio *bio;
-
-	atomic_set(&f.pending, 1);
-	init_completion(&f.done);
-	list_for_each_entry(node, &st->nodes, list) {
-		bio = bio_alloc_bioset(NULL, 0, REQ_OP_WRITE | REQ_PREFLUSH,
-				       GFP_NOIO, &st->bs);
-		bio->bi_private = &f;
-		bio->bi_end_io = dst_flush_endio;
-		atomic_inc(&f.pending);
-		dst_node_submit(node, bio);
-	}
-	if (!atomic_dec_and_test(&f.pending))
-		wait_for_completion_io(&f.done);
-	return f.status;
-}
+static struct workqueue_struct *dst_disk_wq;
 
 /* An empty flush goes to every node; @bio completes after all of them. */
 static void dst_flush_all(struct dst_storage *st, struct bio *bio)
@@ -74,10 +33,63 @@ static void dst_flush_all(struct dst_storage *st, struct bio *bio)
 	bio_endio(bio);
 }
 
+static void dst_preflush_endio(struct bio *flush)
+{
+	struct bio *bio = flush->bi_private;
+	struct dst_storage *st = bio->bi_bdev->bd_disk->private_data;
+	blk_status_t status = flush->bi_status;
+	unsigned long flags;
+
+	bio_put(flush);
+	if (status) {
+		bio->bi_status = status;
+		bio_endio(bio);
+		return;
+	}
+	bio->bi_opf &= ~REQ_PREFLUSH;
+	spin_lock_irqsave(&st->flush_lock, flags);
+	bio_list_add(&st->flushed, bio);
+	spin_unlock_irqrestore(&st->flush_lock, flags);
+	queue_work(dst_disk_wq, &st->flush_work);
+}
+
+/* The data of writes whose preflush is done, resubmitted without it. */
+static void dst_preflush_work(struct work_struct *work)
+{
+	struct dst_storage *st = container_of(work, struct dst_storage,
+					      flush_work);
+	struct bio_list list;
+	struct bio *bio;
+
+	spin_lock_irq(&st->flush_lock);
+	list = st->flushed;
+	bio_list_init(&st->flushed);
+	spin_unlock_irq(&st->flush_lock);
+	while ((bio = bio_list_pop(&list)))
+		submit_bio_noacct(bio);
+}
+
+/*
+ * A write with REQ_PREFLUSH to a storage of several nodes: the writes it
+ * must come after may be on any node, so every node is flushed before its
+ * data goes out, as md_flush_request() does.  The flushes sit on
+ * current->bio_list until ->submit_bio returns, so nothing here may wait
+ * for them: the data is sent from a work item once they are done.
+ */
+static void dst_preflush(struct dst_storage *st, struct bio *bio)
+{
+	struct bio *flush;
+
+	flush = bio_alloc_bioset(NULL, 0, REQ_OP_WRITE | REQ_PREFLUSH,
+				 GFP_NOIO, &st->bs);
+	flush->bi_private = bio;
+	flush->bi_end_io = dst_preflush_endio;
+	dst_flush_all(st, flush);
+}
+
 static void dst_submit_bio(struct bio *bio)
 {
 	struct dst_storage *st = bio->bi_bdev->bd_disk->private_data;
-	blk_status_t status;
 
 	if (st->alg->maps_flush)
 		goto map;
@@ -86,13 +98,8 @@ static void dst_submit_bio(struct bio *bio)
 		return;
 	}
 	if ((bio->bi_opf & REQ_PREFLUSH) && st->nr_nodes > 1) {
-		status = dst_flush_nodes(st);
-		if (status) {
-			bio->bi_status = status;
-			bio_endio(bio);
-			return;
-		}
-		bio->bi_opf &= ~REQ_PREFLUSH;
+		dst_preflush(st, bio);
+		return;
 	}
 map:
 	bio = bio_split_to_limits(bio);
@@ -177,6 +184,9 @@ int dst_storage_start(struct dst_storage *st, bool assume_clean,
 	disk->private_data = st;
 	snprintf(disk->disk_name, DISK_NAME_LEN, "dst%u", st->id);
 	dst_set_limits(st, disk->queue);
+	spin_lock_init(&st->flush_lock);
+	bio_list_init(&st->flushed);
+	INIT_WORK(&st->flush_work, dst_preflush_work);
 	set_capacity(disk, st->size >> SECTOR_SHIFT);
 	set_disk_ro(disk, st->read_only);
 
@@ -229,6 +239,7 @@ int dst_storage_stop(struct dst_storage *st, const char **why)
 
 	dst_sysfs_del(st);
 	del_gendisk(disk);
+	flush_work(&st->flush_work);
 	if (st->alg->stop)
 		st->alg->stop(st);
 	put_disk(disk);
@@ -239,11 +250,19 @@ int dst_storage_stop(struct dst_storage *st, const char **why)
 
 int __init dst_disk_init(void)
 {
+	dst_disk_wq = alloc_workqueue("dst_disk", WQ_MEM_RECLAIM, 0);
+	if (!dst_disk_wq)
+		return -ENOMEM;
 	dst_major = register_blkdev(0, "dst");
-	return dst_major < 0 ? dst_major : 0;
+	if (dst_major < 0) {
+		destroy_workqueue(dst_disk_wq);
+		return dst_major;
+	}
+	return 0;
 }
 
 void dst_disk_exit(void)
 {
 	unregister_blkdev(dst_major, "dst");
+	destroy_workqueue(dst_disk_wq);
 }

@@ -11,7 +11,9 @@
 #include <linux/module.h>
 #include <linux/sizes.h>
 #include <linux/socket.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "uapi/dst.h"
 
@@ -187,6 +189,9 @@ struct dst_node {
  * @limits:	the nodes' limits stacked, as the running disk has them
  * @kobj:	its sysfs directory while running
  * @bs:		bio set for the clones and splits of the algorithms
+ * @flush_lock:	protects @flushed
+ * @flushed:	writes whose preflush of every node is done, to be sent
+ * @flush_work:	sends them (disk.c)
  * @priv:	the algorithm's state while running
  */
 struct dst_storage {
@@ -207,6 +212,9 @@ struct dst_storage {
 	struct dst_node_limits limits;
 	struct kobject *kobj;
 	struct bio_set bs;
+	spinlock_t flush_lock;		/* flushed */
+	struct bio_list flushed;
+	struct work_struct flush_work;
 	void *priv;
 };
 

@@ -93,7 +93,7 @@ struct dst_storage *dst_storage_create(const char *name,
 	if (!st)
 		goto err_put;
 
-	if (bioset_init(&st->bs, BIO_POOL_SIZE, 0, 0))
+	if (bioset_init(&st->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_RESCUER))
 		goto err_free;
 	id = idr_alloc(&dst_storages, st, 0, DST_MAX_STORAGES, GFP_KERNEL);
 	if (id < 0)
