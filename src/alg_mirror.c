@@ -159,7 +159,11 @@ static void dst_mirror_write_endio(struct bio *clone)
 	struct dst_leg *leg = ms->legs[c->leg];
 	unsigned long flags;
 
-	if (clone->bi_status) {
+	if (clone->bi_status == BLK_STS_NOTSUPP &&
+	    bio_op(clone) == REQ_OP_DISCARD) {
+		/* Not a failure of the leg: dm-raid1 and md do not degrade. */
+		WRITE_ONCE(mio->status, BLK_STS_NOTSUPP);
+	} else if (clone->bi_status) {
 		spin_lock_irqsave(&ms->lock, flags);
 		dst_leg_fail(ms, leg, "write", mio->sector, mio->sectors);
 		if (leg->sync == DST_SYNC_IN_SYNC)
@@ -595,6 +599,7 @@ static struct dst_alg_ops dst_mirror_alg = {
 	.chunked	= true,
 	.maps_flush	= true,
 	.fail_fast	= true,
+	.no_write_zeroes = true,
 	.layout		= dst_mirror_layout,
 	.map		= dst_mirror_map,
 	.start		= dst_mirror_start,

@@ -135,6 +135,8 @@ static void dst_set_limits(struct dst_storage *st, struct request_queue *q)
 		lim.features &= node->limits.features;
 	}
 	lim.max_request = round_down(lim.max_request, lim.logical_block_size);
+	if (st->alg->no_write_zeroes)
+		lim.features &= ~DST_FEAT_WRITE_ZEROES;
 
 	blk_queue_logical_block_size(q, lim.logical_block_size);
 	blk_queue_physical_block_size(q, lim.physical_block_size);

@@ -49,6 +49,9 @@ struct dst_remote;
  *		it the disk sends flushes to every node
  * @fail_fast:	remote nodes fail I/O at once while down, never hold it:
  *		the algorithm has other nodes to go to
+ * @no_write_zeroes: the disk takes no REQ_OP_WRITE_ZEROES, so that zeroes
+ *		come as writes (md's raid1 likewise): a copy that one node
+ *		cannot zero (EOPNOTSUPP) would leave the others' zeroed
  * @layout:	place the nodes of a stopped storage and set its size
  * @map:	send a bio of the storage's disk to its nodes
  * @start:	optional, make the state of a storage that starts running
@@ -70,6 +73,7 @@ struct dst_alg_ops {
 	bool chunked;
 	bool maps_flush;
 	bool fail_fast;
+	bool no_write_zeroes;
 	void (*layout)(struct dst_storage *st);
 	void (*map)(struct dst_storage *st, struct bio *bio);
 	int (*start)(struct dst_storage *st, bool assume_clean,
