@@ -103,7 +103,9 @@ enum dst_mcgrp {
 };
 
 static const struct genl_multicast_group dst_mcgrps[] = {
-	[DST_MCGRP_EVENTS] = { .name = DST_GENL_MCGRP_EVENTS },
+	/* Events carry paths, addresses and allow lists: admins only. */
+	[DST_MCGRP_EVENTS] = { .name = DST_GENL_MCGRP_EVENTS,
+			       .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 static struct genl_family dst_genl_family;
@@ -117,6 +119,20 @@ static void dst_genl_why(struct genl_info *info, const char *why)
 {
 	if (why && info->extack)
 		info->extack->_msg = why;
+}
+
+/*
+ * Commands that open a block device or a file by path serve or change
+ * its data: like loop, nbd and dm, they need CAP_SYS_ADMIN, not only the
+ * CAP_NET_ADMIN of every dst command.
+ */
+static int dst_genl_may_open(struct sk_buff *skb, struct genl_info *info)
+{
+	if (netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG(info->extack,
+		       "opening a device or file needs CAP_SYS_ADMIN");
+	return -EPERM;
 }
 
 /* Seconds in @attr, if there, into *@out; at most @max, else @too_long. */
@@ -336,6 +352,11 @@ static int dst_genl_storage_new(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (tb[DST_STORAGE_A_BITMAP]) {
 		bitmap = nla_data(tb[DST_STORAGE_A_BITMAP]);
+		err = dst_genl_may_open(skb, info);
+		if (err) {
+			dst_alg_put(alg);
+			return err;
+		}
 		if (!alg->chunked) {
 			NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_STORAGE_A_BITMAP],
 					    "this algorithm takes no bitmap");
@@ -602,6 +623,9 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	type = nla_get_u32(tb[DST_NODE_A_TYPE]);
 	if (type == DST_NODE_LOCAL) {
+		err = dst_genl_may_open(skb, info);
+		if (err)
+			return err;
 		if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_NODE_A_PATH))
 			return -EINVAL;
 		path = nla_data(tb[DST_NODE_A_PATH]);
@@ -772,7 +796,7 @@ static int dst_genl_export_new(struct sk_buff *skb, struct genl_info *info)
 	const char *path;
 	int err, len;
 
-	err = dst_genl_export_name(info, tb);
+	err = dst_genl_export_name(info, tb) ?: dst_genl_may_open(skb, info);
 	if (err)
 		return err;
 	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_EXPORT_A_DEVICE) ||

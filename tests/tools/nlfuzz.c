@@ -7,8 +7,9 @@
  *                            not a well-formed netlink message
  *   nlfuzz cases             malformed requests with the errno each must get
  *   nlfuzz events            create/delete are announced on "events"
- *   nlfuzz perm              every command refused with EPERM (run it
- *                            without CAP_NET_ADMIN)
+ *   nlfuzz perm              every command, and joining "events",
+ *                            refused with EPERM (run it without
+ *                            CAP_NET_ADMIN)
  *
  * Runs in the test guest, as root (perm: as a user, or root of a user
  * namespace).
@@ -879,7 +880,9 @@ static int events(void)
 /*
  * Every command, each with attributes that would make it succeed or fail
  * on their own: all must be refused with EPERM, before anything is looked
- * at.  For a caller without CAP_NET_ADMIN in the initial user namespace.
+ * at; and so must joining the events group, whose messages carry paths,
+ * addresses and allow lists.  For a caller without CAP_NET_ADMIN in the
+ * initial user namespace.
  */
 static int perm(void)
 {
@@ -888,6 +891,11 @@ static int perm(void)
 	int cmd, e, failed = 0;
 
 	resolve(nl);
+	e = mnl_socket_setsockopt(nl, NETLINK_ADD_MEMBERSHIP, &events_group,
+				  sizeof(events_group)) < 0 ? errno : 0;
+	printf("%s join events: got %s, want %s\n", e == EPERM ? "ok" : "FAIL",
+	       e ? strerror(e) : "success", strerror(EPERM));
+	failed += e != EPERM;
 	for (cmd = DST_CMD_UNSPEC + 1; cmd <= DST_CMD_MAX; cmd++) {
 		if (cmd == DST_CMD_EVENT)
 			continue;
