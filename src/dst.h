@@ -284,13 +284,23 @@ u64 dst_remote_crc_errors(struct dst_remote *r);
 const struct sockaddr_storage *dst_remote_addr(struct dst_remote *r, int *len);
 
 /* Socket helpers: sock.c */
+struct dst_deadline {
+	struct delayed_work work;
+	struct socket *sock;
+	bool expired;
+};
+
+void dst_deadline_start(struct dst_deadline *d, struct socket *sock,
+			unsigned long timeout);
+bool dst_deadline_end(struct dst_deadline *d);
 int dst_sock_send(struct socket *sock, const void *buf, size_t len, bool more);
 int dst_sock_recv(struct socket *sock, void *buf, size_t len);
 int dst_sock_send_bio(struct socket *sock, struct bio *bio, bool whole,
 		      bool more);
 void dst_wait_for_stop(void);
 int dst_sock_recv_bio(struct socket *sock, struct bio *bio);
-void dst_sock_setup(struct socket *sock);
+void dst_sock_setup(struct socket *sock, bool memalloc, unsigned int timeout);
+void dst_sock_release(struct socket *sock);
 blk_status_t dst_status_to_blk(u32 status);
 u32 dst_errno_to_status(int err);
 

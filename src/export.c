@@ -58,6 +58,14 @@ struct dst_export *dst_export_next(unsigned long *index)
 	return xa_find(&dst_exports, index, ULONG_MAX, XA_PRESENT);
 }
 
+/* Wait up to half a second for fewer than DST_MAX_HANDSHAKES. */
+static bool dst_export_may_accept(struct dst_export *exp)
+{
+	return wait_event_interruptible_timeout(exp->wait,
+			READ_ONCE(exp->handshakes) < DST_MAX_HANDSHAKES,
+			HZ / 2) > 0;
+}
+
 static int dst_export_accept(void *data)
 {
 	struct dst_export *exp = data;
@@ -65,6 +73,13 @@ static int dst_export_accept(void *data)
 	int err;
 
 	while (!kthread_should_stop()) {
+		/*
+		 * Each client gets a thread once accepted; those not through
+		 * their handshake yet (each bounded by its deadline) are
+		 * few, the next ones wait in the listen backlog.
+		 */
+		if (!dst_export_may_accept(exp))
+			continue;
 		/* The listener's receive timeout bounds each wait. */
 		err = kernel_accept(exp->listen, &sock, 0);
 		if (err == -EAGAIN || err == -EINTR)
@@ -160,7 +175,9 @@ struct dst_export *dst_export_create(const char *name, const char *path,
 	exp->integrity = opts->integrity;
 	INIT_LIST_HEAD(&exp->clients);
 	mutex_init(&exp->lock);
+	atomic_set(&exp->threads, 1);
 	init_waitqueue_head(&exp->wait);
+	init_completion(&exp->gone);
 
 	if (opts->secret) {
 		exp->auth = dst_auth_new(opts->secret, opts->secret_len);
@@ -230,7 +247,8 @@ void dst_export_destroy(struct dst_export *exp)
 	/* The acceptor sees the stop within its accept timeout. */
 	kthread_stop(exp->acceptor);
 	dst_export_close_clients(exp);
-	wait_event(exp->wait, !READ_ONCE(exp->nr_clients));
+	if (!atomic_dec_and_test(&exp->threads))
+		wait_for_completion(&exp->gone);
 
 	sock_release(exp->listen);
 	blkdev_put(exp->bdev, exp->mode);

@@ -6,6 +6,7 @@
 #define _DST_EXPORT_H
 
 #include <linux/blkdev.h>
+#include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/socket.h>
@@ -24,11 +25,16 @@
  * @addr:	address listened on
  * @listen:	listening socket
  * @acceptor:	thread accepting connections
- * @lock:	protects @clients and @closing
+ * @lock:	protects @clients, @nr_clients, @handshakes and @closing
  * @clients:	connected clients
  * @closing:	no new clients
  * @nr_clients:	length of @clients
- * @wait:	woken when a client goes
+ * @handshakes:	clients whose handshake is not done yet; at most
+ *		DST_MAX_HANDSHAKES, more connections wait in the backlog
+ * @wait:	woken when a handshake ends
+ * @threads:	client threads still running, plus one for the export
+ * @gone:	completed when @threads drops to 0, after which no client
+ *		thread touches the export
  * @refused:	connections closed for invalid input
  * @denied:	clients the allow list refused
  * @auth_failed: handshakes with the secret that failed
@@ -49,11 +55,14 @@ struct dst_export {
 	int addrlen;
 	struct socket *listen;
 	struct task_struct *acceptor;
-	struct mutex lock;		/* clients, closing */
+	struct mutex lock;		/* see above */
 	struct list_head clients;
 	bool closing;
 	unsigned int nr_clients;
+	unsigned int handshakes;
 	wait_queue_head_t wait;
+	atomic_t threads;
+	struct completion gone;
 	atomic64_t refused;
 	atomic64_t denied;
 	atomic64_t auth_failed;
@@ -67,6 +76,8 @@ struct dst_export {
 	u32 max_request;
 	u64 features;
 };
+
+#define DST_MAX_HANDSHAKES	32
 
 struct dst_client;
 

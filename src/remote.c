@@ -36,6 +36,7 @@
 #include <linux/bitmap.h>
 #include <linux/kthread.h>
 #include <linux/net.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -56,6 +57,7 @@ struct dst_remote_req {
 	u8 cmd;
 	bool awaiting_reply;
 	bool held;
+	bool sent;
 };
 
 /**
@@ -65,11 +67,13 @@ struct dst_remote_req {
  *		@task under @sock_lock, used for I/O only while @up
  * @sock_lock:	@sock's lifetime against shutdown from other contexts
  * @tx_lock:	one sender at a time; @up changes under it and @lock
- * @lock:	slots, @busy, @up, @failing, @down_since
+ * @lock:	slots, @busy, @up, @failing, @down_since, @receiving
  * @up:		connected and handshaken
  * @failing:	down for longer than @dead_timeout: I/O fails at once
  * @stopping:	being destroyed
  * @down_since:	when the last connection ended
+ * @receiving:	the request whose read data is being received, if any: its
+ *		reply has come, but it is not done until its data has
  * @reconnects:	connections made after the first
  * @auth:	the keyed HMAC of the secret, NULL for none
  * @integrity:	CRC32C asked for and required
@@ -93,6 +97,7 @@ struct dst_remote {
 	bool failing;
 	bool stopping;
 	unsigned long down_since;
+	struct dst_remote_req *receiving;
 	atomic_t reconnects;
 	struct crypto_shash *auth;
 	bool integrity;
@@ -189,6 +194,9 @@ static struct dst_remote_req *dst_remote_get_req(struct dst_remote *r,
 	req->status = BLK_STS_OK;
 	req->awaiting_reply = true;
 	req->held = false;
+	req->sent = false;
+	/* A late duplicate of the slot's last reply must not match. */
+	req->seq++;
 	refcount_set(&req->refs, 2);
 	spin_unlock(&r->lock);
 	return req;
@@ -249,6 +257,7 @@ static int dst_remote_send(struct dst_remote *r, struct dst_remote_req *req)
 	spin_lock(&r->lock);
 	req->seq++;
 	req->start = jiffies;
+	req->sent = true;
 	spin_unlock(&r->lock);
 	hdr = (struct dst_request) {
 		.magic = cpu_to_be32(DST_REQ_MAGIC),
@@ -277,7 +286,7 @@ static int dst_remote_send(struct dst_remote *r, struct dst_remote_req *req)
 void dst_remote_submit(struct dst_remote *r, struct bio *bio)
 {
 	struct dst_remote_req *req;
-	bool failed = false;
+	bool failed = false, send;
 	u16 flags;
 	u8 cmd;
 	int err;
@@ -296,7 +305,15 @@ void dst_remote_submit(struct dst_remote *r, struct bio *bio)
 
 	mutex_lock(&r->tx_lock);
 	if (READ_ONCE(r->up)) {
-		err = dst_remote_send(r, req);
+		/*
+		 * While this waited for tx_lock, the connection may have
+		 * ended and the request been failed, or held and sent again
+		 * on the next one.
+		 */
+		spin_lock(&r->lock);
+		send = req->awaiting_reply && !req->sent;
+		spin_unlock(&r->lock);
+		err = send ? dst_remote_send(r, req) : 0;
 		if (err) {
 			pr_err_ratelimited("dst%u: node%u: send to %pISpc failed (%d), closing the connection\n",
 					   r->node->st->id, r->node->id,
@@ -392,7 +409,14 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 			*why = "read reply of the wrong length";
 			err = -EPROTO;
 		} else {
+			/* The timeout runs on until the data is in. */
+			spin_lock(&r->lock);
+			r->receiving = req;
+			spin_unlock(&r->lock);
 			err = dst_sock_recv_bio(r->sock, req->bio);
+			spin_lock(&r->lock);
+			r->receiving = NULL;
+			spin_unlock(&r->lock);
 			if (err)
 				*why = "connection lost in read data";
 			else if (r->integrity &&
@@ -436,7 +460,7 @@ static void dst_remote_down(struct dst_remote *r)
 	r->sock = NULL;
 	mutex_unlock(&r->sock_lock);
 	if (sock)
-		sock_release(sock);
+		dst_sock_release(sock);
 
 	for (i = 0; i < DST_REMOTE_DEPTH; i++) {
 		req = &r->reqs[i];
@@ -502,7 +526,13 @@ static int dst_remote_resend(struct dst_remote *r)
 		dst_remote_put_req(r, req);
 		n++;
 	}
+	/*
+	 * Counted as it comes up, not when it connected: a leg that fails
+	 * before (the node not up yet) sees this connection as a new one.
+	 */
 	spin_lock(&r->lock);
+	if (!err)
+		atomic_inc(&r->reconnects);
 	r->up = !err;
 	r->failing = false;
 	spin_unlock(&r->lock);
@@ -531,7 +561,10 @@ static void dst_remote_timeout_work(struct work_struct *work)
 	unsigned int i, n;
 
 	spin_lock(&r->lock);
-	if (r->up) {
+	if (r->up && r->receiving &&
+	    time_after(jiffies, r->receiving->start + r->timeout)) {
+		expired = true;
+	} else if (r->up) {
 		for_each_set_bit(i, r->busy, DST_REMOTE_DEPTH) {
 			if (r->reqs[i].awaiting_reply && !r->reqs[i].held &&
 			    time_after(jiffies, r->reqs[i].start + r->timeout)) {
@@ -562,6 +595,26 @@ static void dst_remote_timeout_work(struct work_struct *work)
 		schedule_delayed_work(&r->timeout_work, HZ);
 }
 
+/* Why connect() failed, as connect(2) and ssh say it. */
+static const char *dst_connect_error(int err)
+{
+	switch (err) {
+	case -ECONNREFUSED:
+		return "cannot connect to the export: connection refused";
+	case -EINPROGRESS:
+	case -ETIMEDOUT:
+		return "cannot connect to the export: connection timed out";
+	case -ENETUNREACH:
+		return "cannot connect to the export: network is unreachable";
+	case -EHOSTUNREACH:
+		return "cannot connect to the export: no route to host";
+	case -EADDRNOTAVAIL:
+		return "cannot connect to the export: address not available";
+	default:
+		return "cannot connect to the export";
+	}
+}
+
 static bool dst_valid_block_size(u32 bs)
 {
 	return bs >= SECTOR_SIZE && bs <= PAGE_SIZE && is_power_of_2(bs);
@@ -573,8 +626,9 @@ static int dst_remote_refused(struct dst_remote *r,
 {
 	u16 error = be16_to_cpu(rep->error);
 
-	rep->reason[DST_REASON_LEN - 1] = '\0';
-	pr_err("%pISpc refused the connection: %s\n", &r->addr, rep->reason);
+	/* Its words, not ours: escaped, so that it cannot forge log lines. */
+	pr_err("%pISpc refused the connection: %*pE\n", &r->addr,
+	       (int)strnlen(rep->reason, DST_REASON_LEN), rep->reason);
 	switch (error) {
 	case DST_EVERSION:
 		*why = "the export speaks another protocol version";
@@ -738,7 +792,10 @@ static bool dst_remote_same(struct dst_remote *r,
 static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 			   const char **why)
 {
+	unsigned long timeout = min(r->timeout, DST_HANDSHAKE_TIMEOUT);
+	struct dst_deadline deadline;
 	struct socket *sock;
+	bool connected;
 	int err;
 
 	err = sock_create_kern(&init_net, r->addr.ss_family, SOCK_STREAM,
@@ -747,8 +804,8 @@ static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 		*why = "cannot create a socket";
 		return err;
 	}
-	sock->sk->sk_sndtimeo = DST_HANDSHAKE_TIMEOUT;
-	sock->sk->sk_rcvtimeo = DST_HANDSHAKE_TIMEOUT;
+	sock->sk->sk_sndtimeo = timeout;
+	sock->sk->sk_rcvtimeo = timeout;
 	mutex_lock(&r->sock_lock);
 	if (READ_ONCE(r->stopping)) {
 		mutex_unlock(&r->sock_lock);
@@ -759,11 +816,19 @@ static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 	r->sock = sock;
 	mutex_unlock(&r->sock_lock);
 
+	/* Connect and handshake within the node's timeout, at most 10 s. */
+	dst_deadline_start(&deadline, sock, timeout);
 	err = kernel_connect(sock, (struct sockaddr *)&r->addr, r->addrlen, 0);
+	connected = !err;
 	if (err)
-		*why = "cannot connect to the export";
+		*why = dst_connect_error(err);
 	else
 		err = dst_remote_handshake(r, sock, h, why);
+	if (dst_deadline_end(&deadline)) {
+		*why = connected ? "the export did not complete the handshake in time" :
+				   "cannot connect to the export: connection timed out";
+		err = -ETIMEDOUT;
+	}
 	if (err) {
 		mutex_lock(&r->sock_lock);
 		r->sock = NULL;
@@ -771,7 +836,8 @@ static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 		sock_release(sock);
 		return err;
 	}
-	dst_sock_setup(sock);
+	/* TCP never gives up before the node's own timeout does. */
+	dst_sock_setup(sock, true, r->timeout / HZ);
 	/*
 	 * Closing it aborts the connection.  What it did not deliver is
 	 * failed or sent again on the next connection; left to the kernel,
@@ -804,7 +870,7 @@ static int dst_remote_redial(struct dst_remote *r)
 		if (!err) {
 			err = -EINVAL;
 			mutex_lock(&r->sock_lock);
-			sock_release(r->sock);
+			dst_sock_release(r->sock);
 			r->sock = NULL;
 			mutex_unlock(&r->sock_lock);
 		}
@@ -815,7 +881,6 @@ static int dst_remote_redial(struct dst_remote *r)
 				err);
 		logged = why;
 	}
-	atomic_inc(&r->reconnects);
 	pr_info("dst%u: node%u: reconnected to %pISpc after %lu s\n",
 		r->node->st->id, r->node->id, &r->addr,
 		(jiffies - r->down_since) / HZ);
@@ -844,6 +909,12 @@ static int dst_remote_thread(void *data)
 	struct dst_remote *r = data;
 	const char *why = NULL;
 	int err;
+
+	/*
+	 * It connects, receives and sends held requests again while writes
+	 * to this disk may be what frees memory: no reclaim into it.
+	 */
+	memalloc_noio_save();
 
 	do {
 		err = dst_remote_rx(r, &why);
@@ -918,7 +989,7 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 	return r;
 
 err_sock:
-	sock_release(r->sock);
+	dst_sock_release(r->sock);
 err_free:
 	dst_auth_free(r->auth);
 	kvfree(r);

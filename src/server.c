@@ -23,7 +23,6 @@
 #include <linux/net.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
-#include <linux/tcp.h>
 #include <linux/workqueue.h>
 #include <net/sock.h>
 
@@ -31,23 +30,15 @@
 #include "export.h"
 
 #define DST_SERVER_DEPTH	128	/* requests in flight per client */
-#define DST_HELLO_TIMEOUT	(10 * HZ)
+#define DST_HELLO_TIMEOUT	(10 * HZ)	/* the whole handshake */
 #define DST_CHUNK		SZ_64K	/* largest page of a request's data */
-/*
- * A client that vanished without a word (its reset lost with the link) is
- * let go after this long: probed after DST_KEEPIDLE s of silence, every
- * DST_KEEPINTVL s, and given up after DST_KEEPCNT probes, or when a reply
- * stays unacknowledged for as long.
- */
-#define DST_KEEPIDLE		30
-#define DST_KEEPINTVL		5
-#define DST_KEEPCNT		4
 
 struct dst_client {
 	struct list_head list;
 	struct dst_export *exp;
 	struct socket *sock;
 	struct sockaddr_storage peer;
+	struct dst_deadline *hello_deadline;
 	bool read_only;
 	bool auth;
 	bool crc;
@@ -93,7 +84,11 @@ static void dst_sreq_free(struct dst_sreq *sreq)
 	wake_up(&c->wait);
 }
 
-/* Queue the reply of @sreq; any context. */
+/*
+ * Queue the reply of @sreq; any context.  The work is queued under the
+ * lock: once the tx work has taken @sreq off the list (and may let the
+ * client be freed), this function no longer touches the client.
+ */
 static void dst_sreq_done(struct dst_sreq *sreq)
 {
 	struct dst_client *c = sreq->c;
@@ -101,8 +96,8 @@ static void dst_sreq_done(struct dst_sreq *sreq)
 
 	spin_lock_irqsave(&c->lock, flags);
 	list_add_tail(&sreq->list, &c->done);
-	spin_unlock_irqrestore(&c->lock, flags);
 	queue_work(dst_server_wq, &c->tx_work);
+	spin_unlock_irqrestore(&c->lock, flags);
 }
 
 static void dst_sreq_endio(struct bio *bio)
@@ -166,6 +161,8 @@ static void dst_client_tx(struct work_struct *work)
 
 static void dst_client_refuse(struct dst_client *c, const char *why)
 {
+	if (c->hello_deadline && READ_ONCE(c->hello_deadline->expired))
+		why = "no complete handshake in time";
 	atomic64_inc(&c->exp->refused);
 	pr_warn_ratelimited("export %s: client %pISpc: %s, closing the connection\n",
 			    c->exp->name, &c->peer, why);
@@ -404,8 +401,8 @@ refuse:
 }
 
 /*
- * Read the hello, check the client against the allow list, the secret and
- * the integrity the export wants, and answer; nonzero to close.
+ * Read the hello, check the client against the secret and the integrity
+ * the export wants, and answer; nonzero to close.
  */
 static int dst_client_hello(struct dst_client *c)
 {
@@ -420,19 +417,7 @@ static int dst_client_hello(struct dst_client *c)
 	u16 flags;
 	int err;
 
-	c->sock->sk->sk_rcvtimeo = DST_HELLO_TIMEOUT;
 	err = dst_sock_recv(c->sock, &hello, sizeof(hello));
-	/* Its hello is read only to answer it: nothing else happens. */
-	if (!dst_access_check(exp->acl, &c->peer, &c->read_only)) {
-		atomic64_inc(&exp->denied);
-		pr_warn_ratelimited("export %s: client %pISpc is not on the allow list, closing the connection\n",
-				    exp->name, &c->peer);
-		if (!err)
-			dst_client_deny(c, DST_EPERM,
-					"not on the export's allow list");
-		return -EPERM;
-	}
-	c->read_only |= exp->read_only;
 	if (err) {
 		dst_client_refuse(c, err == -EAGAIN ? "no hello in time" :
 				  "connection closed before a complete hello");
@@ -487,19 +472,30 @@ static int dst_client_hello(struct dst_client *c)
 				(c->auth ? DST_EXPORT_AUTH : 0));
 	rep.features = cpu_to_be64(features &
 				   (exp->features | DST_FEAT_CRC32C));
-	err = dst_sock_send(c->sock, &rep, sizeof(rep), false);
-	c->sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
-	return err;
+	return dst_sock_send(c->sock, &rep, sizeof(rep), false);
 }
 
 static void dst_client_serve(struct dst_client *c)
 {
+	struct dst_export *exp = c->exp;
+	struct dst_deadline hello_deadline;
 	struct dst_request req;
 	const char *why;
 	int err;
 
-	if (dst_client_hello(c))
+	dst_deadline_start(&hello_deadline, c->sock, DST_HELLO_TIMEOUT);
+	c->hello_deadline = &hello_deadline;
+	err = dst_client_hello(c);
+	if (dst_deadline_end(&hello_deadline) && !err)
+		err = -ETIMEDOUT;
+	c->hello_deadline = NULL;
+	mutex_lock(&exp->lock);
+	exp->handshakes--;
+	mutex_unlock(&exp->lock);
+	wake_up(&exp->wait);
+	if (err)
 		return;
+	c->sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
 
 	for (;;) {
 		err = dst_sock_recv(c->sock, &req, sizeof(req));
@@ -548,11 +544,13 @@ static int dst_client_rx(void *data)
 	list_del(&c->list);
 	exp->nr_clients--;
 	mutex_unlock(&exp->lock);
-	wake_up(&exp->wait);
 
 	pr_debug("export %s: client %pISpc gone\n", exp->name, &c->peer);
 	sock_release(c->sock);
 	kfree(c);
+	/* The last touch of @exp: dst_export_destroy() may free it now. */
+	if (atomic_dec_and_test(&exp->threads))
+		complete(&exp->gone);
 	module_put_and_kthread_exit(0);
 }
 
@@ -576,19 +574,25 @@ void dst_client_start(struct dst_export *exp, struct socket *sock)
 	len = kernel_getpeername(sock, (struct sockaddr *)&c->peer);
 	if (len < 0)
 		goto err_free;
-	dst_sock_setup(sock);
-	sock_set_keepalive(sock->sk);
-	tcp_sock_set_keepidle(sock->sk, DST_KEEPIDLE);
-	tcp_sock_set_keepintvl(sock->sk, DST_KEEPINTVL);
-	tcp_sock_set_keepcnt(sock->sk, DST_KEEPCNT);
-	tcp_sock_set_user_timeout(sock->sk, (DST_KEEPIDLE + DST_KEEPINTVL *
-					     DST_KEEPCNT) * MSEC_PER_SEC);
+	/* Before any thread or byte read: a peer not let in costs nothing. */
+	if (!dst_access_check(exp->acl, &c->peer, &c->read_only)) {
+		atomic64_inc(&exp->denied);
+		pr_warn_ratelimited("export %s: client %pISpc is not on the allow list, closing the connection\n",
+				    exp->name, &c->peer);
+		sock->sk->sk_sndtimeo = 0;
+		dst_client_deny(c, DST_EPERM, "not on the export's allow list");
+		goto err_free;
+	}
+	c->read_only |= exp->read_only;
+	dst_sock_setup(sock, false, 0);
+	sock->sk->sk_rcvtimeo = DST_HELLO_TIMEOUT;
 
 	mutex_lock(&exp->lock);
 	if (exp->closing) {
 		mutex_unlock(&exp->lock);
 		goto err_free;
 	}
+
 	__module_get(THIS_MODULE);
 	rx = kthread_create(dst_client_rx, c, "dst-srv/%u", exp->index);
 	if (IS_ERR(rx)) {
@@ -599,6 +603,8 @@ void dst_client_start(struct dst_export *exp, struct socket *sock)
 	c->rx = rx;
 	list_add_tail(&c->list, &exp->clients);
 	exp->nr_clients++;
+	exp->handshakes++;
+	atomic_inc(&exp->threads);
 	mutex_unlock(&exp->lock);
 	wake_up_process(rx);
 	pr_debug("export %s: client %pISpc connected\n", exp->name, &c->peer);

@@ -13,18 +13,81 @@
 #include <linux/sched/mm.h>
 #include <linux/tcp.h>
 #include <linux/uio.h>
+#include <linux/workqueue.h>
 #include <net/sock.h>
 
 #include "dst.h"
 
-void dst_sock_setup(struct socket *sock)
+/*
+ * A peer that vanished without a word (its reset lost with the link) is
+ * let go after this long: probed after DST_KEEPIDLE s of silence, every
+ * DST_KEEPINTVL s, and given up after DST_KEEPCNT probes, or when what
+ * was sent stays unacknowledged for as long.
+ */
+#define DST_KEEPIDLE		30
+#define DST_KEEPINTVL		5
+#define DST_KEEPCNT		4
+
+/*
+ * A connection of either end.  @memalloc for the client's: the writes it
+ * carries may be what frees memory, so it may use the reserves, as nbd's.
+ * Unacknowledged data gives up after @timeout seconds, or after as long
+ * as keepalive takes if that is longer.
+ */
+void dst_sock_setup(struct socket *sock, bool memalloc, unsigned int timeout)
 {
+	unsigned int keep = DST_KEEPIDLE + DST_KEEPINTVL * DST_KEEPCNT;
 	struct sock *sk = sock->sk;
 
-	sk_set_memalloc(sk);
-	sk->sk_allocation = GFP_NOIO | __GFP_MEMALLOC;
+	if (memalloc)
+		sk_set_memalloc(sk);
+	sk->sk_allocation = GFP_NOIO | (memalloc ? __GFP_MEMALLOC : 0);
 	sk->sk_use_task_frag = false;
 	tcp_sock_set_nodelay(sk);
+	sock_set_keepalive(sk);
+	tcp_sock_set_keepidle(sk, DST_KEEPIDLE);
+	tcp_sock_set_keepintvl(sk, DST_KEEPINTVL);
+	tcp_sock_set_keepcnt(sk, DST_KEEPCNT);
+	tcp_sock_set_user_timeout(sk, max(timeout, keep) * MSEC_PER_SEC);
+}
+
+static void dst_deadline_fire(struct work_struct *work)
+{
+	struct dst_deadline *d = container_of(to_delayed_work(work),
+					      struct dst_deadline, work);
+
+	WRITE_ONCE(d->expired, true);
+	kernel_sock_shutdown(d->sock, SHUT_RDWR);
+}
+
+/*
+ * One deadline for a whole exchange on @sock (a handshake): a receive
+ * timeout bounds each wait only, and a peer that sends a byte now and
+ * then would never meet it.  At @timeout the socket is shut down.
+ */
+void dst_deadline_start(struct dst_deadline *d, struct socket *sock,
+			unsigned long timeout)
+{
+	d->sock = sock;
+	d->expired = false;
+	INIT_DELAYED_WORK_ONSTACK(&d->work, dst_deadline_fire);
+	schedule_delayed_work(&d->work, timeout);
+}
+
+/* The exchange is over; whether the deadline had passed. */
+bool dst_deadline_end(struct dst_deadline *d)
+{
+	cancel_delayed_work_sync(&d->work);
+	destroy_delayed_work_on_stack(&d->work);
+	return d->expired;
+}
+
+/* Release a connection that dst_sock_setup() made. */
+void dst_sock_release(struct socket *sock)
+{
+	if (sock_flag(sock->sk, SOCK_MEMALLOC))
+		sk_clear_memalloc(sock->sk);
+	sock_release(sock);
 }
 
 /*

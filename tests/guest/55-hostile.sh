@@ -4,7 +4,12 @@
 # protocol while a well-behaved import of the same export keeps working,
 # and the export counts the refusals. Against the in-kernel client: fake
 # exports that misbehave make imports fail cleanly with I/O errors in
-# bounded time, never hang or crash.
+# bounded time, never hang or crash.  Kernel review H2: a READ reply whose
+# data stalls (stall-data) must time out like any request; the handshake
+# has one deadline on both ends (trickle: a hello one byte a second;
+# slow-hello: a hello reply likewise against import --timeout 3).  All
+# three seen failing on 262ada2 (read hung; hello taken after 48 s;
+# import held for the whole 112 s reply).
 set -euo pipefail
 # shellcheck source=tests/guest/remote-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/remote-lib.sh"
@@ -52,7 +57,7 @@ good_alive() {
 refuse_cases=(bad-magic bad-req-version bad-cmd bad-reserved too-long huge-write
 	overflow beyond crossing misaligned misaligned-len garbage)
 # Other cases: hello errors, a truncated header, idle, well-behaved ones.
-other_cases=(bad-version bad-hello-magic garbage-hello truncated hello-only ok idle)
+other_cases=(bad-version bad-hello-magic garbage-hello truncated hello-only ok idle trickle)
 for c in "${refuse_cases[@]}" "${other_cases[@]}"; do
 	log "dstpeer client $c"
 	expect_ok bounded 60 "$DSTPEER" client 127.0.0.1 $PORT "$c"
@@ -102,7 +107,7 @@ not_running() {
 server_case() {
 	local c=$1 good=$2 port=$((PORT + 100 + RANDOM % 500)) name=p$RANDOM
 	local srv_log=/tmp/srv.$c.$good.log tmo=10 spid rc=0 start elapsed out i
-	[[ "$c" != silent ]] || tmo=3
+	case "$c" in silent | stall-data | slow-hello) tmo=3 ;; esac
 	log "--- dstpeer server $c (after $good good replies), import --timeout $tmo"
 	"$DSTPEER" server "$port" $((64 << 20)) "$c" "$good" 90 >"$srv_log" 2>&1 &
 	spid=$!
@@ -112,8 +117,10 @@ server_case() {
 	out=$(bounded 90 dstadm import "$name" --remote 127.0.0.1:"$port" --timeout "$tmo" 2>&1) || rc=$?
 	echo "$out"
 	case "$c" in
-	bad-hello | eversion | bad-bs)
+	bad-hello | eversion | bad-bs | slow-hello)
 		((rc != 0 && rc != 124)) || fail "$c: import exited $rc, expected a failure"
+		((SECONDS - start <= 3 * tmo + 5)) ||
+			fail "$c: import took $((SECONDS - start)) s with --timeout $tmo"
 		if status_json | jq -e --arg n "$name" '.storages[] | select(.name == $n)' >/dev/null; then
 			fail "$c: failed import left storage $name behind"
 		fi
@@ -170,11 +177,12 @@ server_case() {
 	esac
 }
 
-for c in ok wrong-handle short-reply garbage bad-status long-read silent bad-hello eversion bad-bs; do
+for c in ok wrong-handle short-reply garbage bad-status long-read silent stall-data \
+	bad-hello eversion bad-bs slow-hello; do
 	server_case "$c" 0
 done
 # The same misbehaviour after some good replies, on a disk in use.
-for c in wrong-handle short-reply garbage bad-status long-read silent; do
+for c in wrong-handle short-reply garbage bad-status long-read silent stall-data; do
 	server_case "$c" 3
 done
 nothing_left

@@ -12,7 +12,10 @@
 # joined "events" and read export configurations; seen failing there).  A
 # user with CAP_NET_ADMIN alone may run dst but not open a device or file
 # through it: export, add local and --bitmap need CAP_SYS_ADMIN (review S1:
-# on 262ada2 such a user exported /dev/ram0; seen failing there).
+# on 262ada2 such a user exported /dev/ram0; seen failing there).  1000
+# connections from outside the allow list cost no server thread, and an
+# allowed client is served meanwhile (review S2: on 262ada2 each got a
+# thread before the list was checked; seen failing there).
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -143,3 +146,31 @@ expect_ok as_netadmin dstadm delete na
 nothing_left
 log "export, add local and --bitmap need CAP_SYS_ADMIN"
 
+# --- connections from outside the allow list cost nothing -------------------
+do_export ef /dev/ram1 "[::]:$PORT" --allow ::1
+denied0=$(export_field ef denied)
+python3 - "$PORT" >/tmp/flood.log 2>&1 <<'PY' &
+import resource, socket, sys, time
+resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))
+conns = [socket.create_connection(("127.0.0.1", int(sys.argv[1]))) for _ in range(1000)]
+print("connected", len(conns), flush=True)
+time.sleep(8)
+PY
+flood=$!
+BG_PIDS+=("$flood")
+wait_for 120 "1000 connections made" grep -q connected /tmp/flood.log
+threads=$(pgrep -c '^dst-srv/' || true)
+log "1000 connections from outside the allow list: $threads server threads"
+((threads <= 2)) || fail "$threads server threads for connections the allow list refuses"
+do_import rf "[::1]:$PORT" --timeout 20
+head -c 1M /dev/urandom >/tmp/rf.data
+expect_ok bounded 60 dd if=/tmp/rf.data of="$DEV" bs=1M oflag=direct status=none
+[[ "$(dev_sha "$DEV" 1)" == "$(file_sha /tmp/rf.data)" ]] || fail "the allowed client reads back other data"
+wait "$flood" || fail "the flood failed: $(cat /tmp/flood.log)"
+BG_PIDS=()
+denied_at_least() { (($(export_field ef denied) >= $1)); }
+wait_for 30 "1000 more denied" denied_at_least $((denied0 + 1000))
+undo_import rf
+undo_export ef
+nothing_left
+log "refused before any thread: 1000 connections outside the allow list, allowed client served"

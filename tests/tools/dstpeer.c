@@ -14,6 +14,8 @@
  *	bad-version	a newer hello version: hello reply with DST_EVERSION and a
  *			reason, then the server closes
  *	idle		connect and send nothing: the server closes after ~10 s
+ *	trickle		the hello one byte a second: the server closes after
+ *			~10 s, before the hello is complete
  *	many N		N connections at once, one READ each
  *	refused cases: the server must close the connection without ever
  *	answering the bad input with success:
@@ -26,7 +28,9 @@
  *	client as an export of SIZE bytes (512/4096 block sizes, max_request
  *	1 MiB), answers the first GOOD requests correctly (default 0) and then
  *	misbehaves per CASE: ok wrong-handle short-reply garbage bad-status
- *	long-read silent bad-hello eversion bad-bs.  Exit 0 when the client
+ *	long-read silent stall-data (a READ reply header and half its data,
+ *	then nothing) bad-hello eversion bad-bs slow-hello (the hello reply
+ *	one byte a second, whatever GOOD says).  Exit 0 when the client
  *	closed the connection, 1 when the client broke the protocol, 2 on a
  *	usage or setup error, 3 when SECONDS (default 60) ran out.
  */
@@ -520,6 +524,39 @@ static void client_idle(const char *host, const char *port)
 	close(fd);
 }
 
+/*
+ * The hello one byte a second: each byte is in time for a receive timeout,
+ * the whole is not; the server must close within its handshake deadline
+ * (10 s), long before the 48 bytes are sent.
+ */
+static void client_trickle(const char *host, const char *port)
+{
+	struct dst_hello h = {
+		.magic = htobe32(DST_HELLO_MAGIC),
+		.version = htobe16(DST_PROTO_VERSION),
+	};
+	const uint8_t *b = (const uint8_t *)&h;
+	double t0, dt;
+	size_t i;
+	int fd;
+
+	io_timeout = 25;
+	fd = connect_to(host, port);
+	t0 = now();
+	for (i = 0; i < sizeof(h); i++) {
+		if (send(fd, b + i, 1, MSG_NOSIGNAL) != 1)
+			break;
+		sleep(1);
+	}
+	dt = now() - t0;
+	if (i == sizeof(h))
+		fail("trickle: the whole hello was taken, one byte a second for %.0f s", dt);
+	say("trickle: server closed the connection after %zu bytes, %.1f s", i, dt);
+	if (dt > 16)
+		fail("trickle: closed after %.1f s, expected about 10 s", dt);
+	close(fd);
+}
+
 static void client_many(const char *host, const char *port, const char *arg)
 {
 	unsigned int n, i;
@@ -707,6 +744,8 @@ static int cmd_client(int argc, char **argv)
 		client_bad_hello(host, port, junk, sizeof(junk), c);
 	} else if (!strcmp(c, "idle")) {
 		client_idle(host, port);
+	} else if (!strcmp(c, "trickle")) {
+		client_trickle(host, port);
 	} else if (!strcmp(c, "many")) {
 		client_many(host, port, arg);
 	} else {
@@ -732,15 +771,17 @@ static void on_alarm(int sig)
 
 enum srv_case {
 	S_OK, S_WRONG_HANDLE, S_SHORT_REPLY, S_GARBAGE, S_BAD_STATUS,
-	S_LONG_READ, S_SILENT, S_BAD_HELLO, S_EVERSION, S_BAD_BS,
+	S_LONG_READ, S_SILENT, S_STALL_DATA, S_BAD_HELLO, S_EVERSION, S_BAD_BS,
+	S_SLOW_HELLO,
 };
 
 static const char *const srv_cases[] = {
 	[S_OK] = "ok", [S_WRONG_HANDLE] = "wrong-handle",
 	[S_SHORT_REPLY] = "short-reply", [S_GARBAGE] = "garbage",
 	[S_BAD_STATUS] = "bad-status", [S_LONG_READ] = "long-read",
-	[S_SILENT] = "silent", [S_BAD_HELLO] = "bad-hello",
-	[S_EVERSION] = "eversion", [S_BAD_BS] = "bad-bs",
+	[S_SILENT] = "silent", [S_STALL_DATA] = "stall-data",
+	[S_BAD_HELLO] = "bad-hello", [S_EVERSION] = "eversion",
+	[S_BAD_BS] = "bad-bs", [S_SLOW_HELLO] = "slow-hello",
 };
 
 static bool misbehaved;
@@ -861,6 +902,18 @@ static int cmd_server(int argc, char **argv)
 		snprintf((char *)hr.reason, sizeof(hr.reason),
 			 "dstpeer serves no version for you");
 	}
+	if (c == S_SLOW_HELLO) {
+		const uint8_t *b = (const uint8_t *)&hr;
+		size_t i;
+
+		say("sending the hello reply one byte a second");
+		for (i = 0; i < sizeof(hr); i++) {
+			srv_send(fd, b + i, 1);
+			sleep(1);
+		}
+		say("FAIL: the client took a hello reply that took %zu s", sizeof(hr));
+		return 1;
+	}
 	srv_send(fd, &hr, sizeof(hr));
 	if (c == S_BAD_HELLO || c == S_EVERSION || c == S_BAD_BS) {
 		say("sent a %s hello reply; waiting for the client to close", srv_cases[c]);
@@ -964,6 +1017,13 @@ static int cmd_server(int argc, char **argv)
 			break;
 		case S_SILENT:
 			break;
+		case S_STALL_DATA:
+			srv_send(fd, &r, sizeof(r));
+			if (q.cmd != DST_REQ_READ)
+				break;
+			srv_send(fd, buf, len / 2);
+			say("sent a READ reply header and %u of %u data bytes; stalling", len / 2, len);
+			srv_drain(fd);
 		default:
 			break;
 		}
