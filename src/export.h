@@ -31,7 +31,7 @@
  * @nr_clients:	length of @clients
  * @handshakes:	clients whose handshake is not done yet; at most
  *		DST_MAX_HANDSHAKES, more connections wait in the backlog
- * @wait:	woken when a handshake ends
+ * @wait:	woken when a handshake ends or a client goes
  * @threads:	client threads still running, plus one for the export
  * @gone:	completed when @threads drops to 0, after which no client
  *		thread touches the export

@@ -36,6 +36,7 @@
 #include <linux/bitmap.h>
 #include <linux/kthread.h>
 #include <linux/net.h>
+#include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
@@ -75,6 +76,9 @@ struct dst_remote_req {
  * @receiving:	the request whose read data is being received, if any: its
  *		reply has come, but it is not done until its data has
  * @reconnects:	connections made after the first
+ * @session:	this client's id in every hello: the export fences the
+ *		older connections of a session before it answers a new one
+ * @generation:	connections tried so far, the newest's in its hello
  * @auth:	the keyed HMAC of the secret, NULL for none
  * @integrity:	CRC32C asked for and required
  * @crc_errors:	checksum mismatches seen by either end
@@ -99,6 +103,8 @@ struct dst_remote {
 	unsigned long down_since;
 	struct dst_remote_req *receiving;
 	atomic_t reconnects;
+	u64 session;
+	u32 generation;
 	struct crypto_shash *auth;
 	bool integrity;
 	atomic64_t crc_errors;
@@ -694,6 +700,8 @@ static int dst_remote_handshake(struct dst_remote *r, struct socket *sock,
 					DST_FEAT_DISCARD |
 					DST_FEAT_WRITE_ZEROES |
 					(r->integrity ? DST_FEAT_CRC32C : 0)),
+		.session = cpu_to_be64(r->session),
+		.generation = cpu_to_be32(++r->generation),
 	};
 	bool authed = false;
 	u32 pbs, max, flags;
@@ -958,6 +966,9 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 	spin_lock_init(&r->lock);
 	init_waitqueue_head(&r->wait);
 	atomic_set(&r->reconnects, 0);
+	do {
+		r->session = get_random_u64();
+	} while (!r->session);
 	atomic64_set(&r->crc_errors, 0);
 	INIT_DELAYED_WORK(&r->timeout_work, dst_remote_timeout_work);
 	r->integrity = opts->integrity;

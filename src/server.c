@@ -39,6 +39,9 @@ struct dst_client {
 	struct socket *sock;
 	struct sockaddr_storage peer;
 	struct dst_deadline *hello_deadline;
+	u64 session;
+	u32 generation;
+	bool fenced;
 	bool read_only;
 	bool auth;
 	bool crc;
@@ -400,6 +403,62 @@ refuse:
 	return false;
 }
 
+/* Whether an older connection of @c's session is still there. */
+static bool dst_client_older(struct dst_client *c)
+{
+	struct dst_export *exp = c->exp;
+	struct dst_client *o;
+	bool older = false;
+
+	mutex_lock(&exp->lock);
+	list_for_each_entry(o, &exp->clients, list)
+		older |= o != c && o->session == c->session &&
+			 o->generation < c->generation;
+	mutex_unlock(&exp->lock);
+	return older;
+}
+
+/*
+ * A client connected again: its older connections (it gave up on them)
+ * are fenced before this one is answered.  Each stops reading requests
+ * and is gone once the requests it started are done, so that none of
+ * them can reach the device after what the client sends from now on (it
+ * sends again what it did not see answered).  NULL, or why this
+ * connection is refused.
+ */
+static const char *dst_client_fence(struct dst_client *c, u64 session,
+				    u32 generation)
+{
+	struct dst_export *exp = c->exp;
+	const char *why = NULL;
+	struct dst_client *o;
+
+	mutex_lock(&exp->lock);
+	c->session = session;
+	c->generation = generation;
+	list_for_each_entry(o, &exp->clients, list) {
+		if (o == c || o->session != session)
+			continue;
+		if (o->generation >= generation) {
+			why = "a newer connection of this client is open";
+			break;
+		}
+		if (!o->fenced) {
+			WRITE_ONCE(o->fenced, true);
+			kernel_sock_shutdown(o->sock, SHUT_RDWR);
+		}
+	}
+	mutex_unlock(&exp->lock);
+	if (why)
+		return why;
+	if (!wait_event_timeout(exp->wait, READ_ONCE(c->fenced) ||
+				!dst_client_older(c), DST_HELLO_TIMEOUT))
+		return "an older connection of this client is still busy";
+	if (READ_ONCE(c->fenced))
+		return "a newer connection of this client is open";
+	return NULL;
+}
+
 /*
  * Read the hello, check the client against the secret and the integrity
  * the export wants, and answer; nonzero to close.
@@ -417,7 +476,7 @@ static int dst_client_hello(struct dst_client *c)
 	u16 flags;
 	int err;
 
-	err = dst_sock_recv(c->sock, &hello, sizeof(hello));
+	err = dst_sock_recv(c->sock, &hello, DST_HELLO_COMMON_LEN);
 	if (err) {
 		dst_client_refuse(c, err == -EAGAIN ? "no hello in time" :
 				  "connection closed before a complete hello");
@@ -440,6 +499,16 @@ static int dst_client_hello(struct dst_client *c)
 		dst_sock_send(c->sock, &rep, sizeof(rep), false);
 		return -EPROTONOSUPPORT;
 	}
+	err = dst_sock_recv(c->sock, (u8 *)&hello + DST_HELLO_COMMON_LEN,
+			    sizeof(hello) - DST_HELLO_COMMON_LEN);
+	if (err) {
+		dst_client_refuse(c, "connection closed before a complete hello");
+		return err;
+	}
+	if (!hello.session || !hello.generation || hello.reserved) {
+		dst_client_refuse(c, "bad session in the hello");
+		return -EPROTO;
+	}
 	flags = be16_to_cpu(hello.flags);
 	features = be64_to_cpu(hello.features);
 	if (flags & ~DST_HELLO_AUTH) {
@@ -461,6 +530,13 @@ static int dst_client_hello(struct dst_client *c)
 	}
 	if (exp->auth && !dst_client_auth(c, &hello))
 		return -EPERM;
+	deny = dst_client_fence(c, be64_to_cpu(hello.session),
+				be32_to_cpu(hello.generation));
+	if (deny) {
+		dst_client_refuse(c, deny);
+		dst_client_deny(c, DST_EINVAL, deny);
+		return -EBUSY;
+	}
 	c->auth = exp->auth;
 	c->crc = features & DST_FEAT_CRC32C;
 
@@ -515,6 +591,9 @@ static void dst_client_serve(struct dst_client *c)
 
 		wait_event(c->wait,
 			   atomic_read(&c->inflight) < DST_SERVER_DEPTH);
+		/* A newer connection of the client took over. */
+		if (READ_ONCE(c->fenced))
+			return;
 		err = dst_client_handle(c, &req);
 		if (err) {
 			if (err == -EPIPE)
@@ -544,6 +623,7 @@ static int dst_client_rx(void *data)
 	list_del(&c->list);
 	exp->nr_clients--;
 	mutex_unlock(&exp->lock);
+	wake_up(&exp->wait);
 
 	pr_debug("export %s: client %pISpc gone\n", exp->name, &c->peer);
 	sock_release(c->sock);
@@ -666,7 +746,8 @@ void dst_export_close_clients(struct dst_export *exp)
 
 int __init dst_server_init(void)
 {
-	BUILD_BUG_ON(sizeof(struct dst_hello) != 48);
+	BUILD_BUG_ON(sizeof(struct dst_hello) != 64);
+	BUILD_BUG_ON(offsetof(struct dst_hello, session) != DST_HELLO_COMMON_LEN);
 	BUILD_BUG_ON(sizeof(struct dst_auth) != 72);
 	BUILD_BUG_ON(sizeof(struct dst_hello_reply) != 112);
 	BUILD_BUG_ON(sizeof(struct dst_request) != 40);

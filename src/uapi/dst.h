@@ -384,13 +384,13 @@ struct dst_bitmap_header {
 };
 
 /* ------------------------------------------------------------------------
- * Wire protocol, version 2.  See docs/PROTOCOL.md.
+ * Wire protocol, version 3.  See docs/PROTOCOL.md.
  *
  * Every field is big-endian and naturally aligned, so the structs have no
  * padding and the sizes given.  Every header starts with a magic and the
  * protocol version.
  */
-#define DST_PROTO_VERSION	2
+#define DST_PROTO_VERSION	3
 #define DST_HELLO_MAGIC		0x44535448	/* "DSTH" */
 #define DST_AUTH_MAGIC		0x44535441	/* "DSTA" */
 #define DST_REQ_MAGIC		0x44535452	/* "DSTR" */
@@ -415,13 +415,25 @@ struct dst_bitmap_header {
 #define DST_CHALLENGE_LEN	32
 #define DST_RESPONSE_LEN	32	/* HMAC-SHA256 */
 
-/* Client hello, 48 bytes. */
+/*
+ * Client hello, 64 bytes.  Its first DST_HELLO_COMMON_LEN bytes are laid
+ * out alike in every version, so that a server can refuse another version
+ * with a reason.  A client is a session: a random id that every connection
+ * it makes carries, with a generation that counts them.  The server
+ * answers a hello only once every older connection of its session is
+ * fenced: no request of it is read any more, and all it started are done.
+ */
+#define DST_HELLO_COMMON_LEN	48
+
 struct dst_hello {
 	__be32 magic;		/* DST_HELLO_MAGIC */
 	__be16 version;		/* DST_PROTO_VERSION */
 	__be16 flags;		/* DST_HELLO_* */
 	__be64 features;	/* wanted DST_FEAT_* */
 	__u8 challenge[DST_CHALLENGE_LEN];	/* fresh random bytes */
+	__be64 session;		/* not 0, the same for every connection */
+	__be32 generation;	/* 1 for the first connection, then +1 */
+	__be32 reserved;	/* 0 */
 };
 
 /*

@@ -11,8 +11,9 @@
  *	write-ro [OFFSET] read-only export: WRITE gets DST_EROFS, the
  *			connection stays open, the data is unchanged
  *	hello-only	handshake, then close without DISCONNECT
- *	bad-version	a newer hello version: hello reply with DST_EVERSION and a
- *			reason, then the server closes
+ *	bad-version	a newer hello version, and version 2's (shorter): hello
+ *			reply with DST_EVERSION and a reason, then the server
+ *			closes
  *	idle		connect and send nothing: the server closes after ~10 s
  *	trickle		the hello one byte a second: the server closes after
  *			~10 s, before the hello is complete
@@ -80,6 +81,7 @@ static void send_hello(int fd, uint32_t magic, uint16_t version,
 	};
 
 	fill_random(h.challenge, sizeof(h.challenge));
+	hello_session(&h);
 
 	if (write_full(fd, &h, sizeof(h)))
 		fail("sending the hello: %s", strerror(errno));
@@ -447,16 +449,27 @@ static void client_write_ro(const char *host, const char *port, const char *arg)
 	free(rbuf);
 }
 
-static void client_bad_version(const char *host, const char *port)
+/*
+ * A hello of version @version, @len bytes long (an older client's is
+ * shorter): refused with DST_EVERSION and a reason.
+ */
+static void client_bad_version(const char *host, const char *port,
+			       uint16_t version, size_t len)
 {
+	struct dst_hello h = {
+		.magic = htobe32(DST_HELLO_MAGIC),
+		.version = htobe16(version),
+	};
 	struct dst_hello_reply r;
 	int fd = connect_to(host, port);
 	ssize_t n;
 
-	send_hello(fd, DST_HELLO_MAGIC, DST_PROTO_VERSION + 1, 0, 0);
+	fill_random(h.challenge, sizeof(h.challenge));
+	if (write_full(fd, &h, len))
+		fail("sending the hello: %s", strerror(errno));
 	n = read_full(fd, &r, sizeof(r));
 	if (n < 0)
-		fail("no hello reply to version %u: %s", DST_PROTO_VERSION + 1,
+		fail("no hello reply to version %u: %s", version,
 		     strerror(errno));
 	if ((size_t)n < sizeof(r))
 		fail("connection closed after %zd bytes, expected a hello reply with DST_EVERSION",
@@ -469,7 +482,7 @@ static void client_bad_version(const char *host, const char *port)
 		     be16toh(r.error), status_name(be16toh(r.error)));
 	if (!r.reason[0] || !memchr(r.reason, 0, sizeof(r.reason)))
 		fail("no NUL-terminated reason in the refusal");
-	say("bad-version: refused with reason '%s'", (const char *)r.reason);
+	say("version %u: refused with reason '%s'", version, (const char *)r.reason);
 	expect_closed(fd, "after DST_EVERSION", false);
 }
 
@@ -540,6 +553,7 @@ static void client_trickle(const char *host, const char *port)
 	size_t i;
 	int fd;
 
+	hello_session(&h);
 	io_timeout = 25;
 	fd = connect_to(host, port);
 	t0 = now();
@@ -728,7 +742,10 @@ static int cmd_client(int argc, char **argv)
 		close(p.fd);
 		say("hello-only: handshake ok, closed without DISCONNECT");
 	} else if (!strcmp(c, "bad-version")) {
-		client_bad_version(host, port);
+		client_bad_version(host, port, DST_PROTO_VERSION + 1,
+				   sizeof(struct dst_hello));
+		/* Version 2's hello had no session: 48 bytes. */
+		client_bad_version(host, port, 2, DST_HELLO_COMMON_LEN);
 	} else if (!strcmp(c, "bad-hello-magic")) {
 		struct dst_hello h = {
 			.magic = htobe32(0x48545344),

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -171,6 +172,17 @@ int listen_loopback(const char *port)
 	return ls;
 }
 
+void hello_session(struct dst_hello *h)
+{
+	uint64_t session = 0;
+
+	while (!session)
+		if (getrandom(&session, sizeof(session), 0) != sizeof(session))
+			die("getrandom: %s", strerror(errno));
+	h->session = htobe64(session);
+	h->generation = htobe32(1);
+}
+
 void hello_ok(struct dst_hello_reply *r, uint64_t size, uint32_t max_request,
 	      uint64_t features)
 {
@@ -313,6 +325,7 @@ int wire_handshake(struct wire_conn *c, const char *host, const char *port,
 	else
 		fill_random(h.challenge, DST_CHALLENGE_LEN);
 	memcpy(c->cchal, h.challenge, DST_CHALLENGE_LEN);
+	hello_session(&h);
 	c->fd = connect_to(host, port);
 	if (write_full(c->fd, &h, sizeof(h)))
 		fail("sending the hello: %s", strerror(errno));

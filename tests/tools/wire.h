@@ -14,7 +14,7 @@
 
 #include "uapi/dst.h"
 
-_Static_assert(sizeof(struct dst_hello) == 48, "hello size");
+_Static_assert(sizeof(struct dst_hello) == 64, "hello size");
 _Static_assert(sizeof(struct dst_auth) == 72, "auth size");
 _Static_assert(sizeof(struct dst_hello_reply) == 112, "hello reply size");
 _Static_assert(sizeof(struct dst_request) == 40, "request size");
@@ -47,6 +47,8 @@ const char *status_name(uint32_t s);
 void tcp_nodelay(int fd);
 /* A socket listening on 127.0.0.1:PORT; exits 2 if it cannot. */
 int listen_loopback(const char *port);
+/* A new session of its own (random, generation 1) in a client's hello. */
+void hello_session(struct dst_hello *h);
 /* A hello reply that lets the client in: 512/4096-byte blocks. */
 void hello_ok(struct dst_hello_reply *r, uint64_t size, uint32_t max_request,
 	      uint64_t features);

@@ -85,7 +85,8 @@ static void fuzz_hello(struct cli *f)
 	int fd;
 
 	fill_random(h.challenge, sizeof(h.challenge));
-	switch (rnd() % 6) {
+	hello_session(&h);
+	switch (rnd() % 8) {
 	case 0:
 		h.magic = htobe32((uint32_t)edge(32, 0));
 		break;
@@ -97,6 +98,13 @@ static void fuzz_hello(struct cli *f)
 		break;
 	case 3:
 		h.features = htobe64(edge(64, 0));
+		break;
+	case 4:
+		h.session = htobe64(edge(64, 0));
+		break;
+	case 5:
+		h.generation = htobe32((uint32_t)edge(32, 0));
+		h.reserved = htobe32((uint32_t)edge(32, 0));
 		break;
 	default:
 		break;
