@@ -166,8 +166,10 @@ static void dst_mirror_write_endio(struct bio *clone)
 	} else if (clone->bi_status) {
 		spin_lock_irqsave(&ms->lock, flags);
 		dst_leg_fail(ms, leg, "write", mio->sector, mio->sectors);
-		if (leg->sync == DST_SYNC_IN_SYNC)
+		if (leg->sync == DST_SYNC_IN_SYNC) {
 			WRITE_ONCE(mio->kept, true);
+			dst_leg_mark_others(ms, leg, mio->sector, mio->sectors);
+		}
 		spin_unlock_irqrestore(&ms->lock, flags);
 		WRITE_ONCE(mio->status, clone->bi_status);
 	} else {

@@ -133,6 +133,8 @@ bool dst_leg_clean(struct dst_mirror *ms, struct dst_leg *leg,
 		   sector_t sector, unsigned int sectors);
 void dst_leg_fail(struct dst_mirror *ms, struct dst_leg *leg,
 		  const char *what, sector_t sector, unsigned int sectors);
+void dst_leg_mark_others(struct dst_mirror *ms, struct dst_leg *kept,
+			 sector_t sector, unsigned int sectors);
 void dst_leg_put_inflight(struct dst_leg *leg);
 unsigned int dst_mirror_nr_in_sync(struct dst_mirror *ms);
 int dst_mirror_fill_storage(struct sk_buff *skb, struct dst_storage *st);

@@ -242,7 +242,6 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 	end = min_t(sector_t, start + (1ULL << ms->region_shift), ms->sectors);
 
 	spin_lock_irq(&ms->lock);
-	src = dst_resync_source(ms);
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
 		leg = ms->legs[i];
 		if (leg->sync == DST_SYNC_RESYNCING && test_bit(region, leg->dirty))
@@ -255,6 +254,17 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 	ms->resync_cursor = region + 1 < ms->nr_regions ? region + 1 : 0;
 
 	wait_event(ms->drain, dst_resync_drained(ms, epoch));
+	/*
+	 * The source is picked only now: a write drained just now may have
+	 * failed on a leg, whose copy of the region is then not the mirror's.
+	 * Writes to the region wait for the window, so none can fail on the
+	 * source from here on.
+	 */
+	spin_lock_irq(&ms->lock);
+	src = dst_resync_source(ms);
+	spin_unlock_irq(&ms->lock);
+	if (!src)
+		targets = 0;
 
 	/* Pieces no larger than any leg takes (a new leg takes as much). */
 	piece = min_t(u32, DST_RESYNC_PIECE, ms->st->limits.max_request);

@@ -166,6 +166,89 @@ void dst_leg_fail(struct dst_mirror *ms, struct dst_leg *leg,
 		leg->node->id, what);
 }
 
+/*
+ * A write failed on @kept, the last leg in sync, and may have reached the
+ * others: its regions are marked dirty on them, so that no read is served
+ * from their copy and resync copies the kept leg's version back (md keeps
+ * the bitmap bit of a write that missed a disk likewise).  Lock held.
+ */
+void dst_leg_mark_others(struct dst_mirror *ms, struct dst_leg *kept,
+			 sector_t sector, unsigned int sectors)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ms->lock);
+
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS)
+		if (ms->legs[i] != kept)
+			dst_leg_mark(ms, ms->legs[i], sector, sectors);
+}
+
+/* The legs whose copy counts: in sync or resyncing.  Lock held. */
+unsigned long dst_mirror_live_legs(struct dst_mirror *ms)
+{
+	unsigned long legs = 0;
+	unsigned int i;
+
+	lockdep_assert_held(&ms->lock);
+
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS)
+		if (ms->legs[i]->sync != DST_SYNC_OUT_OF_SYNC)
+			__set_bit(i, &legs);
+	return legs;
+}
+
+struct dst_flush_wait {
+	atomic_t pending;
+	struct completion done;
+};
+
+static void dst_flush_leg_endio(struct bio *bio)
+{
+	struct dst_flush_wait *fw = bio->bi_private;
+
+	if (atomic_dec_and_test(&fw->pending))
+		complete(&fw->done);
+}
+
+/*
+ * Flush @legs (slots) and wait: what they completed before is on their
+ * media then.  Before a bit of the bitmap is cleared, the bitmap is
+ * marked clean, or a resynced leg is called in sync, as md writes its
+ * bitmap with REQ_PREFLUSH.  From a thread, never from ->submit_bio.
+ * Returns the legs whose flush failed.
+ */
+unsigned long dst_mirror_flush(struct dst_mirror *ms, unsigned long legs)
+{
+	struct bio *bios[DST_MIRROR_MAX_LEGS];
+	struct dst_flush_wait fw;
+	unsigned long failed = 0;
+	struct dst_leg *leg;
+	unsigned int i;
+
+	atomic_set(&fw.pending, 1);
+	init_completion(&fw.done);
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		bios[i] = bio_alloc_bioset(NULL, 0, REQ_OP_WRITE | REQ_PREFLUSH,
+					   GFP_NOIO, &ms->st->bs);
+		bios[i]->bi_end_io = dst_flush_leg_endio;
+		bios[i]->bi_private = &fw;
+		atomic_inc(&leg->inflight);
+		atomic_inc(&fw.pending);
+		dst_node_submit(leg->node, bios[i]);
+	}
+	if (!atomic_dec_and_test(&fw.pending))
+		wait_for_completion_io(&fw.done);
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS) {
+		if (bios[i]->bi_status)
+			__set_bit(i, &failed);
+		bio_put(bios[i]);
+		dst_leg_put_inflight(ms->legs[i]);
+	}
+	return failed;
+}
+
 /* An I/O of @leg is answered; the leg may be freed once this returns. */
 void dst_leg_put_inflight(struct dst_leg *leg)
 {
