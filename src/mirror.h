@@ -136,6 +136,8 @@ void dst_leg_fail(struct dst_mirror *ms, struct dst_leg *leg,
 void dst_leg_mark_others(struct dst_mirror *ms, struct dst_leg *kept,
 			 sector_t sector, unsigned int sectors);
 void dst_leg_put_inflight(struct dst_leg *leg);
+unsigned long dst_mirror_live_legs(struct dst_mirror *ms);
+unsigned long dst_mirror_flush(struct dst_mirror *ms, unsigned long legs);
 unsigned int dst_mirror_nr_in_sync(struct dst_mirror *ms);
 int dst_mirror_fill_storage(struct sk_buff *skb, struct dst_storage *st);
 int dst_mirror_fill_node(struct sk_buff *skb, struct dst_node *node);

@@ -188,14 +188,20 @@ unsigned int dst_bitmap_start_write(struct dst_bitmap *bm, u64 first, u64 last)
 /*
  * A write of generation @gen completed.  Returns true when its
  * acknowledgment must wait for a leg's failure to be on disk: the
- * bitmap thread then ends @bio.  Lock held.
+ * bitmap thread then ends @bio.  When that failure can no longer be
+ * written (the bitmap failed), the write fails: after a crash, the leg
+ * that missed it would be trusted as in sync.  Lock held.
  */
 bool dst_bitmap_end_write(struct dst_bitmap *bm, unsigned int gen,
 			  struct bio *bio)
 {
 	bm->writes[gen]--;
-	if (bm->fails == bm->fails_written || bm->failed)
+	if (bm->fails == bm->fails_written)
 		return false;
+	if (bm->failed) {
+		bio->bi_status = BLK_STS_IOERR;
+		return false;
+	}
 	bio_list_add(&bm->acks, bio);
 	wake_up(&bm->wait);
 	return true;
@@ -343,7 +349,7 @@ static int dst_bitmap_round(struct dst_bitmap *bm, enum dst_bitmap_state state)
 	spin_lock_irq(&ms->lock);
 	if (err) {
 		if (!bm->failed)
-			pr_err("%s: writing the bitmap failed (%d): writes to regions not marked in it fail from now on\n",
+			pr_err("%s: writing the bitmap failed (%d): writes to regions not marked in it, and all writes once a leg fails, fail from now on\n",
 			       ms->st->name, err);
 		bm->failed = true;
 	} else {
@@ -369,14 +375,26 @@ static int dst_bitmap_round(struct dst_bitmap *bm, enum dst_bitmap_state state)
 static void dst_bitmap_sweep(struct dst_bitmap *bm)
 {
 	struct dst_mirror *ms = bm->ms;
-	u64 r, end;
+	unsigned long legs;
 	unsigned int p;
+	u64 r, end;
 
 	spin_lock_irq(&ms->lock);
-	if (bm->writes[bm->gen ^ 1]) {
+	if (bm->writes[bm->gen ^ 1] || bitmap_empty(bm->image, ms->nr_regions)) {
 		spin_unlock_irq(&ms->lock);
 		return;
 	}
+	legs = dst_mirror_live_legs(ms);
+	spin_unlock_irq(&ms->lock);
+	/*
+	 * The writes of the regions cleared here are all done: on the legs'
+	 * media first, or a crash could leave the legs different in a
+	 * region the bitmap no longer names.
+	 */
+	if (dst_mirror_flush(ms, legs))
+		return;
+
+	spin_lock_irq(&ms->lock);
 	for (p = 0; p < bm->nr_pages; p++) {
 		r = (u64)p * DST_BITMAP_PAGE_BITS;
 		end = r + dst_page_bits(bm, p);
@@ -695,6 +713,7 @@ int dst_bitmap_start(struct dst_mirror *ms, const char **why)
 void dst_bitmap_close(struct dst_mirror *ms, bool started)
 {
 	struct dst_bitmap *bm = ms->bm;
+	unsigned long legs;
 	u64 r;
 
 	if (!bm)
@@ -702,6 +721,15 @@ void dst_bitmap_close(struct dst_mirror *ms, bool started)
 	if (bm->task)
 		kthread_stop(bm->task);
 	if (started) {
+		spin_lock_irq(&ms->lock);
+		legs = dst_mirror_live_legs(ms);
+		spin_unlock_irq(&ms->lock);
+		/* Clean means the legs hold the same, on their media. */
+		if (dst_mirror_flush(ms, legs)) {
+			pr_warn("%s: flushing the legs failed: the bitmap is not marked clean, the next start resyncs as after a crash\n",
+				ms->st->name);
+			goto out;
+		}
 		spin_lock_irq(&ms->lock);
 		for_each_set_bit(r, bm->image, ms->nr_regions)
 			if (!dst_leg_dirty_in(ms, r))
@@ -712,6 +740,7 @@ void dst_bitmap_close(struct dst_mirror *ms, bool started)
 			pr_warn("%s: the bitmap could not be marked clean: the next start resyncs as after a crash\n",
 				ms->st->name);
 	}
+out:
 	ms->bm = NULL;
 	dst_bitmap_free(bm);
 }

@@ -64,10 +64,11 @@ static void dst_resync_endio(struct bio *bio)
 
 /*
  * Read (from one leg) or write (to each leg of @legs) @len bytes at
- * @sector through the buffer, and wait.  Returns the legs that failed.
+ * @sector through the buffer, or flush them (@len 0), and wait.  Returns
+ * the legs that failed.
  */
 static unsigned long dst_resync_io(struct dst_resync *rs, unsigned long legs,
-				   enum req_op op, sector_t sector,
+				   blk_opf_t op, sector_t sector,
 				   unsigned int len)
 {
 	unsigned int i, p, n = DIV_ROUND_UP(len, PAGE_SIZE);
@@ -232,7 +233,7 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 {
 	struct dst_mirror *ms = rs->ms;
 	sector_t start = region << ms->region_shift, sector, end;
-	unsigned long targets = 0, failed;
+	unsigned long targets = 0, failed, last;
 	struct bio_list deferred;
 	struct dst_leg *src, *leg;
 	unsigned int i, len, epoch, piece;
@@ -286,6 +287,21 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 		}
 	}
 
+	/* A leg called in sync holds it all on its media. */
+	spin_lock_irq(&ms->lock);
+	last = 0;
+	for_each_set_bit(i, &targets, DST_MIRROR_MAX_LEGS)
+		if (ms->legs[i]->nr_dirty == 1)
+			__set_bit(i, &last);
+	spin_unlock_irq(&ms->lock);
+	if (copied && last) {
+		failed = dst_resync_io(rs, last, REQ_OP_WRITE | REQ_PREFLUSH, 0, 0);
+		if (failed) {
+			dst_resync_fail(ms, failed, "resync flush");
+			targets &= ~failed;
+		}
+	}
+
 	spin_lock_irq(&ms->lock);
 	for_each_set_bit(i, &targets, DST_MIRROR_MAX_LEGS) {
 		leg = ms->legs[i];
@@ -320,7 +336,8 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 /*
  * Legs out of sync whose remote node has connected again since they
  * failed get their dirty regions copied: what was written while they
- * were away, and what they failed.  Lock held.
+ * were away, what they failed, and with a bitmap every region it names.
+ * Lock held.
  */
 static void dst_resync_returns(struct dst_mirror *ms)
 {
@@ -335,6 +352,12 @@ static void dst_resync_returns(struct dst_mirror *ms)
 		    dst_remote_state(r) != DST_NODE_CONNECTED ||
 		    dst_remote_reconnects(r) == leg->fail_gen)
 			continue;
+		/*
+		 * Its host may have lost what it had not flushed: the
+		 * regions written since the last flush of the legs.
+		 */
+		if (ms->bm)
+			dst_bitmap_mark_leg(ms->bm, leg);
 		leg->sync = DST_SYNC_RESYNCING;
 		pr_info("%s: node%u is back, resyncing %llu dirty region(s)\n",
 			ms->st->name, leg->node->id, leg->nr_dirty);

@@ -12,6 +12,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/blkdev.h>
+#include <linux/completion.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <net/netlink.h>
