@@ -161,6 +161,13 @@ static void dst_set_limits(struct dst_storage *st, struct request_queue *q)
 	st->limits = lim;
 }
 
+/* The storage whose disk (or a partition of it) @bdev is, or NULL. */
+struct dst_storage *dst_disk_storage(struct block_device *bdev)
+{
+	return bdev->bd_disk->fops == &dst_fops ?
+	       bdev->bd_disk->private_data : NULL;
+}
+
 int dst_storage_start(struct dst_storage *st, bool assume_clean,
 		      const char **why)
 {

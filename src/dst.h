@@ -243,6 +243,7 @@ int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
 int dst_storage_del_node(struct dst_storage *st, struct dst_node *node,
 			 const char **why);
 struct dst_node *dst_storage_node(struct dst_storage *st, u32 id);
+bool dst_storage_below(struct dst_storage *st, struct block_device *bdev);
 struct dst_storage *dst_storage_find(const char *name);
 struct dst_storage *dst_storage_next(u32 *id);
 
@@ -310,6 +311,7 @@ void dst_disk_exit(void);
 int dst_storage_start(struct dst_storage *st, bool assume_clean,
 		      const char **why);
 int dst_storage_stop(struct dst_storage *st, const char **why);
+struct dst_storage *dst_disk_storage(struct block_device *bdev);
 
 /* sysfs: sysfs.c */
 int dst_sysfs_add(struct dst_storage *st);

@@ -44,6 +44,12 @@ struct dst_node *dst_node_create_local(struct dst_storage *st,
 		kfree(node);
 		return ERR_CAST(bdev);
 	}
+	if (dst_storage_below(st, bdev)) {
+		*why = "the device is this storage, or sits on it";
+		blkdev_put(bdev, DST_LOCAL_MODE);
+		kfree(node);
+		return ERR_PTR(-ELOOP);
+	}
 	node->bdev = bdev;
 	strscpy(node->path, path, sizeof(node->path));
 

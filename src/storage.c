@@ -186,6 +186,28 @@ int dst_storage_del_node(struct dst_storage *st, struct dst_node *node,
 	return 0;
 }
 
+/*
+ * Whether @bdev is the disk of @st, or of a storage that sits on it
+ * through local nodes, however deep: as a node of @st it would send @st's
+ * I/O back into @st, as md and dm refuse a device that holds them.
+ */
+bool dst_storage_below(struct dst_storage *st, struct block_device *bdev)
+{
+	struct dst_storage *top = dst_disk_storage(bdev);
+	struct dst_node *node;
+
+	lockdep_assert_held(&dst_storages_lock);
+
+	if (!top)
+		return false;
+	if (top == st)
+		return true;
+	list_for_each_entry(node, &top->nodes, list)
+		if (node->bdev && dst_storage_below(st, node->bdev))
+			return true;
+	return false;
+}
+
 struct dst_node *dst_storage_node(struct dst_storage *st, u32 id)
 {
 	struct dst_node *node;

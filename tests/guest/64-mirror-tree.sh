@@ -3,7 +3,7 @@
 # linear(remote S1, ram2); fio verify on S2 is clean and S1's legs are
 # identical. A storage that is a local node of another is drawn under it
 # by status. Then bad input for arrays, each refused with a clear error
-# and nothing changed.
+# and nothing changed, a storage's own disk as its node among them.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -70,6 +70,14 @@ refused "no such node" dstadm remove busy node9
 refused "no such node" dstadm remove empty 0
 expect_rc 2 dstadm create x --alg mirror --chunk-size 3000
 expect_rc 2 dstadm remove busy nodeX
+# A storage never takes itself as a node, directly or through another
+# storage on it; on 262ada2 the mirror took its own disk and the guest
+# hung (seen failing there).
+BUSY=$(storage_dev busy)
+refused "this storage, or sits on it" dstadm add busy local "$BUSY"
+make_storage onbusy linear -- "$BUSY"
+refused "this storage, or sits on it" dstadm add busy local "$DEV"
+drop_storage onbusy
 # A mirror grows and shrinks while it runs; linear does not.
 make_storage lin linear -- /dev/ram5
 refused "stop the storage" dstadm add lin local /dev/ram3
