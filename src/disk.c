@@ -217,7 +217,9 @@ int dst_storage_start(struct dst_storage *st, bool assume_clean,
 		*why = "cannot make the sysfs directories";
 		goto err_stop;
 	}
+	dst_storage_lock();
 	st->state = DST_STORAGE_RUNNING;
+	dst_storage_unlock();
 	/* Tell udev again now that dst/name is there for /dev/dst/NAME. */
 	kobject_uevent(&disk_to_dev(disk)->kobj, KOBJ_CHANGE);
 	return 0;
@@ -246,6 +248,10 @@ int dst_storage_stop(struct dst_storage *st, const char **why)
 	}
 	mutex_unlock(&disk->open_mutex);
 
+	/* Status no longer asks the algorithm, whose state goes now. */
+	dst_storage_lock();
+	st->state = DST_STORAGE_STOPPED;
+	dst_storage_unlock();
 	dst_sysfs_del(st);
 	del_gendisk(disk);
 	flush_work(&st->flush_work);
@@ -253,7 +259,6 @@ int dst_storage_stop(struct dst_storage *st, const char **why)
 		st->alg->stop(st);
 	put_disk(disk);
 	st->disk = NULL;
-	st->state = DST_STORAGE_STOPPED;
 	return 0;
 }
 

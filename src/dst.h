@@ -156,6 +156,8 @@ struct dst_export_opts {
  * @write_bytes: bytes written through this node (local: submitted)
  * @kobj:	its sysfs directory while the storage runs
  * @priv:	the algorithm's state of the node while the storage runs
+ * @leaving:	being taken out of a running storage: status leaves its
+ *		algorithm's state alone
  */
 struct dst_node {
 	struct list_head list;
@@ -172,6 +174,7 @@ struct dst_node {
 	atomic64_t write_bytes;
 	struct kobject *kobj;
 	void *priv;
+	bool leaving;
 };
 
 /**
@@ -196,6 +199,7 @@ struct dst_node {
  * @flush_lock:	protects @flushed
  * @flushed:	writes whose preflush of every node is done, to be sent
  * @flush_work:	sends them (disk.c)
+ * @busy:	a command that runs without dst_storage_lock() claimed it
  * @priv:	the algorithm's state while running
  */
 struct dst_storage {
@@ -219,6 +223,7 @@ struct dst_storage {
 	spinlock_t flush_lock;		/* flushed */
 	struct bio_list flushed;
 	struct work_struct flush_work;
+	bool busy;
 	void *priv;
 };
 
@@ -237,6 +242,7 @@ struct dst_storage *dst_storage_create(const char *name,
 				       const struct dst_alg_ops *alg,
 				       u32 chunk_size, u32 resync_min,
 				       u32 resync_max);
+void dst_storage_unlist(struct dst_storage *st);
 void dst_storage_destroy(struct dst_storage *st);
 int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
 			 const char **why);
@@ -248,8 +254,7 @@ struct dst_storage *dst_storage_find(const char *name);
 struct dst_storage *dst_storage_next(u32 *id);
 
 /* Nodes: node.c */
-struct dst_node *dst_node_create_remote(struct dst_storage *st,
-					const struct sockaddr_storage *addr,
+struct dst_node *dst_node_create_remote(const struct sockaddr_storage *addr,
 					int addrlen,
 					const struct dst_remote_opts *opts,
 					const char **why);
@@ -274,6 +279,7 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 				      int addrlen,
 				      const struct dst_remote_opts *opts,
 				      const char **why);
+int dst_remote_start(struct dst_remote *r, const char **why);
 void dst_remote_destroy(struct dst_remote *r);
 void dst_remote_submit(struct dst_remote *r, struct bio *bio);
 enum dst_node_state dst_remote_state(struct dst_remote *r);
@@ -327,6 +333,7 @@ struct dst_export *dst_export_create(const char *name, const char *path,
 				     const struct sockaddr_storage *addr,
 				     int addrlen, struct dst_export_opts *opts,
 				     const char **why, int *err);
+void dst_export_unlist(struct dst_export *exp);
 void dst_export_destroy(struct dst_export *exp);
 struct dst_export *dst_export_find(const char *name);
 struct dst_export *dst_export_next(unsigned long *index);

@@ -238,19 +238,28 @@ out:
 	return NULL;
 }
 
-/* Stop listening, close every client, wait for their I/O, and free. */
-void dst_export_destroy(struct dst_export *exp)
+/* Take @exp out of the registry: no one finds it any more. */
+void dst_export_unlist(struct dst_export *exp)
 {
 	lockdep_assert_held(&dst_exports_lock);
 
 	xa_erase(&dst_exports, exp->index);
+}
+
+/*
+ * Stop listening, close every client, wait for their I/O, and free an
+ * export that is out of the registry; no lock held, as this may take long.
+ */
+void dst_export_destroy(struct dst_export *exp)
+{
 	/* The acceptor sees the stop within its accept timeout. */
 	kthread_stop(exp->acceptor);
+	/* The port is free for a new export at once. */
+	sock_release(exp->listen);
 	dst_export_close_clients(exp);
 	if (!atomic_dec_and_test(&exp->threads))
 		wait_for_completion(&exp->gone);
 
-	sock_release(exp->listen);
 	blkdev_put(exp->bdev, exp->mode);
 	pr_info("export %s: stopped\n", exp->name);
 	dst_auth_free(exp->auth);

@@ -121,6 +121,19 @@ static void dst_genl_why(struct genl_info *info, const char *why)
 		info->extack->_msg = why;
 }
 
+/* Whether @st takes a command now: not while a claimed one runs. */
+static int dst_genl_idle(struct genl_info *info, struct dst_storage *st,
+			 int *err)
+{
+	*err = 0;
+	if (st->busy) {
+		NL_SET_ERR_MSG(info->extack,
+			       "another command on this storage is in progress");
+		*err = -EBUSY;
+	}
+	return *err;
+}
+
 /*
  * Commands that open a block device or a file by path serve or change
  * its data: like loop, nbd and dm, they need CAP_SYS_ADMIN, not only the
@@ -398,6 +411,53 @@ out:
 	return err;
 }
 
+/*
+ * Find the storage a request names, with dst_storage_lock() held; @tb
+ * gets the attributes of its DST_A_STORAGE.
+ */
+static struct dst_storage *dst_genl_storage(struct genl_info *info,
+					    struct nlattr **tb, int *err)
+{
+	struct dst_storage *st;
+
+	*err = dst_genl_parse_storage(info, tb);
+	if (*err)
+		return NULL;
+	st = dst_storage_find(nla_data(tb[DST_STORAGE_A_NAME]));
+	if (!st) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_STORAGE_A_NAME],
+				    "no such storage");
+		*err = -ENOENT;
+	}
+	return st;
+}
+
+/*
+ * Find the storage a request names, as dst_genl_storage(), and claim it
+ * for a command that runs without dst_storage_lock() (start, stop,
+ * delete, node removal: add_disk(), drains and teardowns may take long,
+ * and status and the other storages must not wait for them).  A claimed
+ * storage is neither changed by another command nor freed.
+ */
+static struct dst_storage *dst_genl_storage_claim(struct genl_info *info,
+						  struct nlattr **tb, int *err)
+{
+	struct dst_storage *st = dst_genl_storage(info, tb, err);
+
+	if (st && dst_genl_idle(info, st, err))
+		return NULL;
+	if (st)
+		st->busy = true;
+	return st;
+}
+
+static void dst_genl_storage_release(struct dst_storage *st)
+{
+	dst_storage_lock();
+	st->busy = false;
+	dst_storage_unlock();
+}
+
 static int dst_genl_storage_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DST_STORAGE_A_MAX + 1];
@@ -405,30 +465,25 @@ static int dst_genl_storage_del(struct sk_buff *skb, struct genl_info *info)
 	const char *why;
 	int err;
 
-	err = dst_genl_parse_storage(info, tb);
-	if (err)
-		return err;
-
 	dst_storage_lock();
-	st = dst_storage_find(nla_data(tb[DST_STORAGE_A_NAME]));
-	if (!st) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_STORAGE_A_NAME],
-				    "no such storage");
-		err = -ENOENT;
-		goto out;
-	}
+	st = dst_genl_storage_claim(info, tb, &err);
+	dst_storage_unlock();
+	if (!st)
+		return err;
 	if (st->state == DST_STORAGE_RUNNING) {
 		err = dst_storage_stop(st, &why);
 		if (err) {
+			dst_genl_storage_release(st);
 			dst_genl_why(info, why);
-			goto out;
+			return err;
 		}
 	}
+	dst_storage_lock();
 	dst_genl_notify(st, DST_CMD_STORAGE_DEL);
-	dst_storage_destroy(st);
-out:
+	dst_storage_unlist(st);
 	dst_storage_unlock();
-	return err;
+	dst_storage_destroy(st);
+	return 0;
 }
 
 static int dst_genl_storage_get(struct sk_buff *skb, struct genl_info *info)
@@ -491,27 +546,6 @@ static int dst_genl_storage_dump(struct sk_buff *skb,
 	return err ?: skb->len;
 }
 
-/*
- * Find the storage a request names, with dst_storage_lock() held; @tb
- * gets the attributes of its DST_A_STORAGE.
- */
-static struct dst_storage *dst_genl_storage(struct genl_info *info,
-					    struct nlattr **tb, int *err)
-{
-	struct dst_storage *st;
-
-	*err = dst_genl_parse_storage(info, tb);
-	if (*err)
-		return NULL;
-	st = dst_storage_find(nla_data(tb[DST_STORAGE_A_NAME]));
-	if (!st) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_STORAGE_A_NAME],
-				    "no such storage");
-		*err = -ENOENT;
-	}
-	return st;
-}
-
 static int dst_genl_storage_start(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DST_STORAGE_A_MAX + 1];
@@ -520,15 +554,15 @@ static int dst_genl_storage_start(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	dst_storage_lock();
-	st = dst_genl_storage(info, tb, &err);
-	if (st) {
-		err = dst_storage_start(st,
-					nla_get_flag(tb[DST_STORAGE_A_ASSUME_CLEAN]),
-					&why);
-		if (err)
-			dst_genl_why(info, why);
-	}
+	st = dst_genl_storage_claim(info, tb, &err);
 	dst_storage_unlock();
+	if (!st)
+		return err;
+	err = dst_storage_start(st, nla_get_flag(tb[DST_STORAGE_A_ASSUME_CLEAN]),
+				&why);
+	dst_genl_storage_release(st);
+	if (err)
+		dst_genl_why(info, why);
 	return err;
 }
 
@@ -540,13 +574,14 @@ static int dst_genl_storage_stop(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	dst_storage_lock();
-	st = dst_genl_storage(info, tb, &err);
-	if (st) {
-		err = dst_storage_stop(st, &why);
-		if (err)
-			dst_genl_why(info, why);
-	}
+	st = dst_genl_storage_claim(info, tb, &err);
 	dst_storage_unlock();
+	if (!st)
+		return err;
+	err = dst_storage_stop(st, &why);
+	dst_genl_storage_release(st);
+	if (err)
+		dst_genl_why(info, why);
 	return err;
 }
 
@@ -606,8 +641,8 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[DST_NODE_A_MAX + 1];
 	struct nlattr *nest = info->attrs[DST_A_NODE];
 	struct sockaddr_storage addr;
+	struct dst_node *node = NULL;
 	struct dst_storage *st;
-	struct dst_node *node;
 	struct dst_remote_opts opts = {};
 	const char *why = NULL, *path = NULL;
 	u32 type, id = 0;
@@ -666,26 +701,47 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 
+	/* A storage that does not exist is said before any connect. */
+	dst_storage_lock();
+	dst_genl_storage(info, stb, &err);
+	dst_storage_unlock();
+	if (err)
+		return err;
+	if (type != DST_NODE_LOCAL) {
+		/*
+		 * Connect and handshake with no lock held: a slow or
+		 * unreachable export must not stall other commands.
+		 */
+		node = dst_node_create_remote(&addr, len, &opts, &why);
+		if (IS_ERR(node)) {
+			dst_genl_why(info, why);
+			return PTR_ERR(node);
+		}
+	}
+
 	dst_storage_lock();
 	st = dst_genl_storage(info, stb, &err);
-	if (!st)
+	if (!st || dst_genl_idle(info, st, &err))
 		goto out;
-	if (type == DST_NODE_LOCAL)
+	if (type == DST_NODE_LOCAL) {
 		node = dst_node_create_local(st, path, &why);
-	else
-		node = dst_node_create_remote(st, &addr, len, &opts, &why);
-	if (IS_ERR(node)) {
-		err = PTR_ERR(node);
-		goto out;
+		if (IS_ERR(node)) {
+			err = PTR_ERR(node);
+			node = NULL;
+			goto out;
+		}
 	}
-	id = node->id;
 	err = dst_storage_add_node(st, node, &why);
-	if (err)
-		dst_node_destroy(node);
-	else
+	if (!err) {
+		id = node->id;
+		node = NULL;
 		pr_debug("storage %s: node%u added\n", st->name, id);
+	}
 out:
 	dst_storage_unlock();
+	/* A remote node's teardown waits for its thread: not under the lock. */
+	if (node)
+		dst_node_destroy(node);
 	if (err) {
 		dst_genl_why(info, why);
 		return err;
@@ -713,21 +769,23 @@ static int dst_genl_node_del(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 
 	dst_storage_lock();
-	st = dst_genl_storage(info, stb, &err);
-	if (!st)
-		goto out;
+	st = dst_genl_storage_claim(info, stb, &err);
+	if (!st) {
+		dst_storage_unlock();
+		return err;
+	}
 	node = dst_storage_node(st, nla_get_u32(tb[DST_NODE_A_ID]));
+	dst_storage_unlock();
 	if (!node) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_NODE_A_ID],
 				    "no such node in the storage");
 		err = -ENOENT;
-		goto out;
+	} else {
+		err = dst_storage_del_node(st, node, &why);
 	}
-	err = dst_storage_del_node(st, node, &why);
+	dst_genl_storage_release(st);
 	if (err)
 		dst_genl_why(info, why);
-out:
-	dst_storage_unlock();
 	return err;
 }
 
@@ -857,14 +915,17 @@ static int dst_genl_export_del(struct sk_buff *skb, struct genl_info *info)
 	exp = dst_export_find(nla_data(tb[DST_EXPORT_A_NAME]));
 	if (exp) {
 		dst_genl_export_notify(exp, DST_CMD_EXPORT_DEL);
-		dst_export_destroy(exp);
-	} else {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_EXPORT_A_NAME],
-				    "no such export");
-		err = -ENOENT;
+		dst_export_unlist(exp);
 	}
 	dst_export_unlock();
-	return err;
+	if (!exp) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_EXPORT_A_NAME],
+				    "no such export");
+		return -ENOENT;
+	}
+	/* Its clients' I/O may take long: no lock is held meanwhile. */
+	dst_export_destroy(exp);
+	return 0;
 }
 
 static int dst_genl_export_get(struct sk_buff *skb, struct genl_info *info)
@@ -990,6 +1051,8 @@ static struct genl_family dst_genl_family __ro_after_init = {
 	.maxattr	= DST_A_MAX,
 	.policy		= dst_policy,
 	.module		= THIS_MODULE,
+	/* dst's own locks; commands never hold genl_mutex while they wait. */
+	.parallel_ops	= true,
 	.small_ops	= dst_genl_ops,
 	.n_small_ops	= ARRAY_SIZE(dst_genl_ops),
 	.mcgrps		= dst_mcgrps,

@@ -10,23 +10,21 @@
 
 #define DST_LOCAL_MODE	(FMODE_READ | FMODE_WRITE | FMODE_EXCL)
 
-static struct dst_node *dst_node_alloc(struct dst_storage *st,
-				       enum dst_node_type type)
+/* A node; its storage and id are set when it is added to one. */
+static struct dst_node *dst_node_alloc(enum dst_node_type type)
 {
 	struct dst_node *node;
 
 	node = kzalloc(sizeof(*node), GFP_KERNEL);
 	if (!node)
 		return NULL;
-	node->st = st;
-	node->id = st->next_node_id;
 	node->type = type;
 	atomic64_set(&node->read_bytes, 0);
 	atomic64_set(&node->write_bytes, 0);
 	return node;
 }
 
-/* A block device of this host, opened exclusively for the storage. */
+/* A block device of this host, opened exclusively for storage @st. */
 struct dst_node *dst_node_create_local(struct dst_storage *st,
 				       const char *path, const char **why)
 {
@@ -34,7 +32,7 @@ struct dst_node *dst_node_create_local(struct dst_storage *st,
 	struct block_device *bdev;
 	struct dst_node *node;
 
-	node = dst_node_alloc(st, DST_NODE_LOCAL);
+	node = dst_node_alloc(DST_NODE_LOCAL);
 	if (!node)
 		return ERR_PTR(-ENOMEM);
 	bdev = blkdev_get_by_path(path, DST_LOCAL_MODE, node);
@@ -67,9 +65,12 @@ struct dst_node *dst_node_create_local(struct dst_storage *st,
 	return node;
 }
 
-/* An export of another host, connected and handshaken now. */
-struct dst_node *dst_node_create_remote(struct dst_storage *st,
-					const struct sockaddr_storage *addr,
+/*
+ * An export of another host, connected and handshaken now; it receives
+ * once added to a storage.  No lock is needed: this may take the node's
+ * timeout.
+ */
+struct dst_node *dst_node_create_remote(const struct sockaddr_storage *addr,
 					int addrlen,
 					const struct dst_remote_opts *opts,
 					const char **why)
@@ -77,7 +78,7 @@ struct dst_node *dst_node_create_remote(struct dst_storage *st,
 	struct dst_node *node;
 	struct dst_remote *r;
 
-	node = dst_node_alloc(st, DST_NODE_REMOTE);
+	node = dst_node_alloc(DST_NODE_REMOTE);
 	if (!node)
 		return ERR_PTR(-ENOMEM);
 
@@ -171,8 +172,8 @@ int dst_node_fill(struct sk_buff *skb, struct dst_node *node)
 	    nla_put_u64_64bit(skb, DST_NODE_A_WRITE_BYTES,
 			      atomic64_read(&node->write_bytes),
 			      DST_NODE_A_PAD) ||
-	    (node->st->state == DST_STORAGE_RUNNING && node->st->alg->fill_node &&
-	     node->st->alg->fill_node(skb, node))) {
+	    (node->st->state == DST_STORAGE_RUNNING && !node->leaving &&
+	     node->st->alg->fill_node && node->st->alg->fill_node(skb, node))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

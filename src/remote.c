@@ -988,23 +988,28 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 	node->size = h.size;
 	node->limits = h.limits;
 	r->up = true;
-
-	r->task = kthread_run(dst_remote_thread, r, "dst%u-n%u", node->st->id,
-			      node->id);
-	if (IS_ERR(r->task)) {
-		err = PTR_ERR(r->task);
-		*why = "cannot start the receive thread";
-		goto err_sock;
-	}
-	schedule_delayed_work(&r->timeout_work, HZ);
 	return r;
 
-err_sock:
-	dst_sock_release(r->sock);
 err_free:
 	dst_auth_free(r->auth);
 	kvfree(r);
 	return ERR_PTR(err);
+}
+
+/* Start receiving, once the node is in its storage. */
+int dst_remote_start(struct dst_remote *r, const char **why)
+{
+	struct task_struct *task;
+
+	task = kthread_run(dst_remote_thread, r, "dst%u-n%u",
+			   r->node->st->id, r->node->id);
+	if (IS_ERR(task)) {
+		*why = "cannot start the receive thread";
+		return PTR_ERR(task);
+	}
+	r->task = task;
+	schedule_delayed_work(&r->timeout_work, HZ);
+	return 0;
 }
 
 /* Close the connection, fail what is in flight or held, and free. */
@@ -1014,7 +1019,8 @@ void dst_remote_destroy(struct dst_remote *r)
 	r->stopping = true;
 	spin_unlock(&r->lock);
 	dst_remote_kill(r);
-	kthread_stop(r->task);
+	if (r->task)
+		kthread_stop(r->task);
 	cancel_delayed_work_sync(&r->timeout_work);
 	/* The thread is gone: nothing will answer what is left. */
 	if (r->sock)

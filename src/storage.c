@@ -4,7 +4,12 @@
  *
  * Storages are kept in an IDR whose index is the N of /dev/dstN; names are
  * unique.  One mutex serialises every change and every walk, as nbd's
- * nbd_index_mutex does for its devices.
+ * nbd_index_mutex does for its devices; it is held only for short work.
+ * A command that may take long (start, stop, delete, removing a node) first
+ * claims the storage under it (dst_storage.busy), then runs without it:
+ * the claimed storage is changed by no other command and not freed, and
+ * what readers walk (the list of nodes, the state) still changes only
+ * under the mutex.
  */
 #include <linux/bio.h>
 #include <linux/ctype.h>
@@ -121,6 +126,7 @@ err_put:
 /*
  * Add @node to a storage: a stopped one takes any node, placed by the
  * algorithm; a running one only if the algorithm can take it while it runs.
+ * A remote node starts receiving here.  On failure the caller destroys it.
  */
 int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
 			 const char **why)
@@ -133,6 +139,13 @@ int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
 	if (alg->max_nodes && st->nr_nodes >= alg->max_nodes) {
 		*why = "the storage has as many nodes as its algorithm takes";
 		return -ENOSPC;
+	}
+	node->st = st;
+	node->id = st->next_node_id;
+	if (node->remote) {
+		err = dst_remote_start(node->remote, why);
+		if (err)
+			return err;
 	}
 	if (st->state == DST_STORAGE_STOPPED) {
 		list_add_tail(&node->list, &st->nodes);
@@ -159,29 +172,40 @@ int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
 	return 0;
 }
 
-/* Take @node out of a storage and free it. */
+/*
+ * Take @node out of a storage that the caller claimed, and free it; called
+ * without dst_storage_lock(): letting go of a node of a running storage
+ * waits for its I/O.
+ */
 int dst_storage_del_node(struct dst_storage *st, struct dst_node *node,
 			 const char **why)
 {
 	const struct dst_alg_ops *alg = st->alg;
 	int err;
 
-	lockdep_assert_held(&dst_storages_lock);
-
-	if (st->state == DST_STORAGE_STOPPED) {
-		list_del(&node->list);
-		alg->layout(st);
-	} else {
+	if (st->state == DST_STORAGE_RUNNING) {
 		if (!alg->del_running) {
 			*why = "stop the storage to remove nodes";
 			return -EBUSY;
 		}
+		/* Status no longer asks the algorithm about it. */
+		dst_storage_lock();
+		node->leaving = true;
+		dst_storage_unlock();
 		err = alg->del_running(st, node, why);
-		if (err)
+		if (err) {
+			dst_storage_lock();
+			node->leaving = false;
+			dst_storage_unlock();
 			return err;
-		list_del(&node->list);
+		}
 	}
+	dst_storage_lock();
+	list_del(&node->list);
+	if (st->state == DST_STORAGE_STOPPED)
+		alg->layout(st);
 	st->nr_nodes--;
+	dst_storage_unlock();
 	dst_node_destroy(node);
 	return 0;
 }
@@ -220,16 +244,21 @@ struct dst_node *dst_storage_node(struct dst_storage *st, u32 id)
 	return NULL;
 }
 
-/* Free a stopped storage with its nodes. */
+/* Take a stopped storage out of the registry: no one finds it any more. */
+void dst_storage_unlist(struct dst_storage *st)
+{
+	lockdep_assert_held(&dst_storages_lock);
+
+	idr_remove(&dst_storages, st->id);
+}
+
+/* Free a stopped storage that is out of the registry, with its nodes. */
 void dst_storage_destroy(struct dst_storage *st)
 {
 	struct dst_node *node, *tmp;
 
-	lockdep_assert_held(&dst_storages_lock);
-
 	list_for_each_entry_safe(node, tmp, &st->nodes, list)
 		dst_node_destroy(node);
-	idr_remove(&dst_storages, st->id);
 	bioset_exit(&st->bs);
 	dst_alg_put(st->alg);
 	kfree(st);
