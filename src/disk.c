@@ -107,8 +107,21 @@ map:
 		st->alg->map(st, bio);
 }
 
+/*
+ * Once stop has seen no opener, nobody opens the disk again: a bio-based
+ * disk's del_gendisk() does not wait for bios in flight, and only openers
+ * send them.
+ */
+static int dst_open(struct block_device *bdev, fmode_t mode)
+{
+	struct dst_storage *st = bdev->bd_disk->private_data;
+
+	return READ_ONCE(st->closing) ? -ENXIO : 0;
+}
+
 static const struct block_device_operations dst_fops = {
 	.owner		= THIS_MODULE,
+	.open		= dst_open,
 	.submit_bio	= dst_submit_bio,
 };
 
@@ -168,6 +181,20 @@ struct dst_storage *dst_disk_storage(struct block_device *bdev)
 	       bdev->bd_disk->private_data : NULL;
 }
 
+/* Each node starts on a block of the disk, or its I/O would be misaligned. */
+static int dst_check_layout(struct dst_storage *st, const char **why)
+{
+	struct dst_node *node;
+
+	list_for_each_entry(node, &st->nodes, list) {
+		if (node->start % st->limits.logical_block_size) {
+			*why = "a node does not start on a block of the disk";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int dst_storage_start(struct dst_storage *st, bool assume_clean,
 		      const char **why)
 {
@@ -193,6 +220,10 @@ int dst_storage_start(struct dst_storage *st, bool assume_clean,
 	disk->private_data = st;
 	snprintf(disk->disk_name, DISK_NAME_LEN, "dst%u", st->id);
 	dst_set_limits(st, disk->queue);
+	err = dst_check_layout(st, why);
+	if (err)
+		goto err_put;
+	st->closing = false;
 	spin_lock_init(&st->flush_lock);
 	bio_list_init(&st->flushed);
 	INIT_WORK(&st->flush_work, dst_preflush_work);
@@ -246,6 +277,7 @@ int dst_storage_stop(struct dst_storage *st, const char **why)
 		*why = "the disk is in use";
 		return -EBUSY;
 	}
+	WRITE_ONCE(st->closing, true);
 	mutex_unlock(&disk->open_mutex);
 
 	/* Status no longer asks the algorithm, whose state goes now. */

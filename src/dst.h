@@ -30,6 +30,7 @@ struct dst_remote;
 #define DST_MAX_RECONNECT	3600
 #define DST_MAX_TIMEOUT		(24 * 3600)
 #define DST_MAX_REQUEST		SZ_1M	/* bytes per READ/WRITE */
+#define DST_MAX_SIZE		BIT_ULL(60)	/* bytes of a node or storage */
 
 /*
  * The large allocations of a command (a node's request table, a mirror's
@@ -200,6 +201,7 @@ struct dst_node {
  * @flushed:	writes whose preflush of every node is done, to be sent
  * @flush_work:	sends them (disk.c)
  * @busy:	a command that runs without dst_storage_lock() claimed it
+ * @closing:	stop saw no opener of the disk: it takes no new one
  * @priv:	the algorithm's state while running
  */
 struct dst_storage {
@@ -224,6 +226,7 @@ struct dst_storage {
 	struct bio_list flushed;
 	struct work_struct flush_work;
 	bool busy;
+	bool closing;
 	void *priv;
 };
 

@@ -140,6 +140,12 @@ int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
 		*why = "the storage has as many nodes as its algorithm takes";
 		return -ENOSPC;
 	}
+	/* An export may say any size: no sum of them may wrap. */
+	if (node->size > DST_MAX_SIZE ||
+	    st->size + node->size > DST_MAX_SIZE) {
+		*why = "the storage would be larger than 1 EiB";
+		return -EFBIG;
+	}
 	node->st = st;
 	node->id = st->next_node_id;
 	if (node->remote) {

@@ -14,6 +14,7 @@ cleanup() {
 	dstadm delete tree 2>/dev/null
 	dstadm unexport lin 2>/dev/null
 	dstadm delete lin 2>/dev/null
+	dstadm delete mis 2>/dev/null
 	for l in "${LOOPS[@]}"; do losetup -d "$l"; done
 	umount /tmp/lin 2>/dev/null
 }
@@ -95,5 +96,18 @@ log "tree: import of an exported linear storage writes through to its nodes"
 expect_ok dstadm delete tree
 expect_ok dstadm unexport lin
 expect_ok dstadm delete lin
+
+# A node after one whose size is not a multiple of the next's block size
+# would get misaligned I/O (review M9: started on 262ada2): refused.
+truncate -s $(((1 << 20) + 512)) /tmp/lin/odd
+truncate -s 1M /tmp/lin/4k
+LOOPS+=("$(losetup --find --show /tmp/lin/odd)")
+LOOPS+=("$(losetup --find --show --sector-size 4096 /tmp/lin/4k)")
+expect_ok dstadm create mis --alg linear
+expect_ok dstadm add mis local "${LOOPS[3]}"
+expect_ok dstadm add mis local "${LOOPS[4]}"
+expect_error 1 "does not start on a block" dstadm start mis
+expect_ok dstadm delete mis
+log "a node that would start off a block of the disk is refused"
 unload_dst
 log "ok"
