@@ -18,6 +18,44 @@ static int dst_major;
 
 static struct workqueue_struct *dst_disk_wq;
 
+/* A bio of the disk and the clone that goes on in its place. */
+struct dst_io_acct {
+	struct bio *orig;
+	unsigned long start;
+	struct bio clone;	/* last: the front pad of dst_storage.acct_bs */
+};
+
+static void dst_acct_endio(struct bio *clone)
+{
+	struct dst_io_acct *acct = container_of(clone, struct dst_io_acct,
+						clone);
+	struct bio *bio = acct->orig;
+
+	bio->bi_status = clone->bi_status;
+	bio_end_io_acct(bio, acct->start);
+	bio_put(clone);
+	bio_endio(bio);
+}
+
+/*
+ * What iostat and /sys/block/dstN/stat show: @bio is counted, and a clone
+ * of it goes on whose completion ends the count, as md_account_bio().
+ */
+static struct bio *dst_account(struct dst_storage *st, struct bio *bio)
+{
+	struct dst_io_acct *acct;
+	struct bio *clone;
+
+	if (!bio_sectors(bio))
+		return bio;
+	clone = bio_alloc_clone(bio->bi_bdev, bio, GFP_NOIO, &st->acct_bs);
+	acct = container_of(clone, struct dst_io_acct, clone);
+	acct->orig = bio;
+	acct->start = bio_start_io_acct(bio);
+	clone->bi_end_io = dst_acct_endio;
+	return clone;
+}
+
 /* An empty flush goes to every node; @bio completes after all of them. */
 static void dst_flush_all(struct dst_storage *st, struct bio *bio)
 {
@@ -104,7 +142,7 @@ static void dst_submit_bio(struct bio *bio)
 map:
 	bio = bio_split_to_limits(bio);
 	if (bio)
-		st->alg->map(st, bio);
+		st->alg->map(st, dst_account(st, bio));
 }
 
 /*
@@ -167,6 +205,7 @@ static void dst_set_limits(struct dst_storage *st, struct request_queue *q)
 	if (lim.features & DST_FEAT_WRITE_ZEROES)
 		blk_queue_max_write_zeroes_sectors(q, max_discard);
 	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
 	if (lim.stable_writes)
 		blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, q);
 	st->size = round_down(st->size, lim.logical_block_size);
@@ -193,6 +232,13 @@ static int dst_check_layout(struct dst_storage *st, const char **why)
 		}
 	}
 	return 0;
+}
+
+/* The bio set of dst_account()'s clones. */
+int dst_disk_init_bioset(struct bio_set *bs)
+{
+	return bioset_init(bs, BIO_POOL_SIZE,
+			   offsetof(struct dst_io_acct, clone), 0);
 }
 
 int dst_storage_start(struct dst_storage *st, bool assume_clean,

@@ -197,6 +197,7 @@ struct dst_node {
  * @limits:	the nodes' limits stacked, as the running disk has them
  * @kobj:	its sysfs directory while running
  * @bs:		bio set for the clones and splits of the algorithms
+ * @acct_bs:	bio set for the clones that end I/O accounting (disk.c)
  * @flush_lock:	protects @flushed
  * @flushed:	writes whose preflush of every node is done, to be sent
  * @flush_work:	sends them (disk.c)
@@ -222,6 +223,7 @@ struct dst_storage {
 	struct dst_node_limits limits;
 	struct kobject *kobj;
 	struct bio_set bs;
+	struct bio_set acct_bs;
 	spinlock_t flush_lock;		/* flushed */
 	struct bio_list flushed;
 	struct work_struct flush_work;
@@ -321,6 +323,7 @@ int dst_storage_start(struct dst_storage *st, bool assume_clean,
 		      const char **why);
 int dst_storage_stop(struct dst_storage *st, const char **why);
 struct dst_storage *dst_disk_storage(struct block_device *bdev);
+int dst_disk_init_bioset(struct bio_set *bs);
 
 /* sysfs: sysfs.c */
 int dst_sysfs_add(struct dst_storage *st);

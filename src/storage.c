@@ -100,6 +100,8 @@ struct dst_storage *dst_storage_create(const char *name,
 
 	if (bioset_init(&st->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_RESCUER))
 		goto err_free;
+	if (dst_disk_init_bioset(&st->acct_bs))
+		goto err_bs;
 	id = idr_alloc(&dst_storages, st, 0, DST_MAX_STORAGES, GFP_KERNEL);
 	if (id < 0)
 		goto err_bioset;
@@ -115,6 +117,8 @@ struct dst_storage *dst_storage_create(const char *name,
 	return st;
 
 err_bioset:
+	bioset_exit(&st->acct_bs);
+err_bs:
 	bioset_exit(&st->bs);
 err_free:
 	kfree(st);
@@ -265,6 +269,7 @@ void dst_storage_destroy(struct dst_storage *st)
 
 	list_for_each_entry_safe(node, tmp, &st->nodes, list)
 		dst_node_destroy(node);
+	bioset_exit(&st->acct_bs);
 	bioset_exit(&st->bs);
 	dst_alg_put(st->alg);
 	kfree(st);

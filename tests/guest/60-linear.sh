@@ -1,5 +1,6 @@
 #!/bin/bash
 # linear over three local devices of different sizes: the size is the sum,
+# /sys/block/dstN/stat counts the traffic (review M15: empty on 262ada2),
 # data lands on the right node at the right offset (also when a write
 # crosses a node boundary), fio verify is clean; then the running storage
 # is exported and imported again (a tree): data written through the import
@@ -74,6 +75,17 @@ for pair in "15872 0 15872 1" "40448 1 24064 2"; do
 		fail "second half of the write at ${off} KiB is not at the start of node $n2"
 done
 log "data lands on the right nodes"
+
+# I/O accounting (review M15): the disk's stat counts what went through
+# it, as iostat reads it (fields 3 and 7: sectors read and written).
+read -r -a st0 <"/sys/block/${dev#/dev/}/stat"
+expect_ok dd if=/dev/urandom of="$dev" bs=1M count=4 oflag=direct status=none
+expect_ok dd if="$dev" of=/dev/null bs=1M count=2 iflag=direct status=none
+read -r -a st1 <"/sys/block/${dev#/dev/}/stat"
+((st1[6] - st0[6] >= 8192)) || fail "stat counts $((st1[6] - st0[6])) sectors written, not 8192"
+((st1[2] - st0[2] >= 4096)) || fail "stat counts $((st1[2] - st0[2])) sectors read, not 4096"
+((st1[8] == 0)) || fail "stat shows ${st1[8]} I/Os in flight on an idle disk"
+log "I/O accounting: /sys/block/${dev#/dev/}/stat counts the traffic"
 
 expect_ok timeout 300 fio --name=lin --filename="$dev" --direct=1 --ioengine=libaio \
 	--rw=randrw --bsrange=4k-1m --iodepth=16 --size=80M --time_based --runtime=15 \
