@@ -40,10 +40,10 @@ for i in 0 1 2 3; do
 	L+=("$LOOP")
 done
 
-# fs_run DEV FS TAG [HOOK]: the cycle above on DEV; HOOK runs while fio
-# does, in the background of the test.
+# fs_run DEV FS TAG [HOOK]: the cycle above on DEV, fio for 3 s or, with
+# a HOOK, 6 s while HOOK runs in the foreground.
 fs_run() {
-	local dev=$1 fs=$2 tag=$3 hook=${4:-} fio_pid
+	local dev=$1 fs=$2 tag=$3 hook=${4:-} fio_pid secs=3
 	case "$fs" in
 	ext4) expect_ok bounded 180 mkfs.ext4 -q -F "$dev" ;;
 	xfs) expect_ok bounded 180 mkfs.xfs -q -f "$dev" ;;
@@ -57,9 +57,10 @@ fs_run() {
 	head -c 4M /dev/urandom >"$MNT/d/e/big"
 	expect_ok bounded 120 sync -f "$MNT"
 	(cd "$MNT" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >/tmp/fs-sums
+	[[ -z "$hook" ]] || secs=6
 	bounded 300 fio --name="fs-$tag" --directory="$MNT" --rw=randwrite --bs=4k \
 		--size=4M --nrfiles=2 --numjobs=2 --ioengine=psync --fsync=1 \
-		--time_based --runtime=5 --verify=crc32c --verify_fatal=1 \
+		--time_based --runtime="$secs" --verify=crc32c --verify_fatal=1 \
 		--verify_state_save=0 --output="/tmp/fio-fs-$tag.txt" &
 	fio_pid=$!
 	[[ -z "$hook" ]] || "$hook"

@@ -22,9 +22,9 @@ CG=/sys/fs/cgroup
 fence_cleanup() {
 	local rc=$? p
 	set +e
-	for p in $(cat "$CG/dstslow/cgroup.procs" 2>/dev/null); do
+	while read -r p; do
 		echo "$p" >"$CG/cgroup.procs"
-	done
+	done 2>/dev/null <"$CG/dstslow/cgroup.procs"
 	rmdir "$CG/dstslow" 2>/dev/null
 	(exit "$rc")
 	mirror_cleanup
