@@ -442,12 +442,15 @@ static struct dst_storage *dst_genl_storage(struct genl_info *info,
 static struct dst_storage *dst_genl_storage_claim(struct genl_info *info,
 						  struct nlattr **tb, int *err)
 {
-	struct dst_storage *st = dst_genl_storage(info, tb, err);
+	struct dst_storage *st;
 
+	dst_storage_lock();
+	st = dst_genl_storage(info, tb, err);
 	if (st && dst_genl_idle(info, st, err))
-		return NULL;
+		st = NULL;
 	if (st)
 		st->busy = true;
+	dst_storage_unlock();
 	return st;
 }
 
@@ -465,9 +468,7 @@ static int dst_genl_storage_del(struct sk_buff *skb, struct genl_info *info)
 	const char *why;
 	int err;
 
-	dst_storage_lock();
 	st = dst_genl_storage_claim(info, tb, &err);
-	dst_storage_unlock();
 	if (!st)
 		return err;
 	if (st->state == DST_STORAGE_RUNNING) {
@@ -553,9 +554,7 @@ static int dst_genl_storage_start(struct sk_buff *skb, struct genl_info *info)
 	const char *why = NULL;
 	int err;
 
-	dst_storage_lock();
 	st = dst_genl_storage_claim(info, tb, &err);
-	dst_storage_unlock();
 	if (!st)
 		return err;
 	err = dst_storage_start(st, nla_get_flag(tb[DST_STORAGE_A_ASSUME_CLEAN]),
@@ -573,9 +572,7 @@ static int dst_genl_storage_stop(struct sk_buff *skb, struct genl_info *info)
 	const char *why = NULL;
 	int err;
 
-	dst_storage_lock();
 	st = dst_genl_storage_claim(info, tb, &err);
-	dst_storage_unlock();
 	if (!st)
 		return err;
 	err = dst_storage_stop(st, &why);
@@ -768,12 +765,10 @@ static int dst_genl_node_del(struct sk_buff *skb, struct genl_info *info)
 	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_NODE_A_ID))
 		return -EINVAL;
 
-	dst_storage_lock();
 	st = dst_genl_storage_claim(info, stb, &err);
-	if (!st) {
-		dst_storage_unlock();
+	if (!st)
 		return err;
-	}
+	dst_storage_lock();
 	node = dst_storage_node(st, nla_get_u32(tb[DST_NODE_A_ID]));
 	dst_storage_unlock();
 	if (!node) {
