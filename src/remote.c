@@ -434,7 +434,19 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 		*why = "reply with unexpected data";
 		err = -EPROTO;
 	} else if (status == DST_ECRC) {
+		/*
+		 * The data changed under the checksum (a writer that does not
+		 * keep its pages stable): not an error of the export.  The
+		 * request waits for a reply again, and the connection ends,
+		 * so that it is sent again (held) or fails now while a
+		 * mirror leg comes back with the next connection.
+		 */
 		atomic64_inc(&r->crc_errors);
+		spin_lock(&r->lock);
+		req->awaiting_reply = true;
+		spin_unlock(&r->lock);
+		*why = "the export saw write data that did not match its checksum";
+		return -EBADMSG;
 	}
 	req->status = err ? BLK_STS_IOERR : dst_status_to_blk(status);
 	dst_remote_put_req(r, req);
