@@ -429,6 +429,8 @@ static bool dst_client_older(struct dst_client *c)
 static const char *dst_client_fence(struct dst_client *c, u64 session,
 				    u32 generation)
 {
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	long timeout = DST_HELLO_TIMEOUT;
 	struct dst_export *exp = c->exp;
 	const char *why = NULL;
 	struct dst_client *o;
@@ -449,14 +451,27 @@ static const char *dst_client_fence(struct dst_client *c, u64 session,
 		}
 	}
 	mutex_unlock(&exp->lock);
+	/* One of them may be waiting to fence its own elders. */
+	wake_up(&exp->wait);
 	if (why)
 		return why;
-	if (!wait_event_timeout(exp->wait, READ_ONCE(c->fenced) ||
-				!dst_client_older(c), DST_HELLO_TIMEOUT))
-		return "an older connection of this client is still busy";
-	if (READ_ONCE(c->fenced))
-		return "a newer connection of this client is open";
-	return NULL;
+	/* wait_woken(): the check takes a mutex, so it runs awake. */
+	add_wait_queue(&exp->wait, &wait);
+	for (;;) {
+		if (READ_ONCE(c->fenced)) {
+			why = "a newer connection of this client is open";
+			break;
+		}
+		if (!dst_client_older(c))
+			break;
+		if (!timeout) {
+			why = "an older connection of this client is still busy";
+			break;
+		}
+		timeout = wait_woken(&wait, TASK_UNINTERRUPTIBLE, timeout);
+	}
+	remove_wait_queue(&exp->wait, &wait);
+	return why;
 }
 
 /*
