@@ -64,11 +64,10 @@ static void dst_resync_endio(struct bio *bio)
 
 /*
  * Read (from one leg) or write (to each leg of @legs) @len bytes at
- * @sector through the buffer, or flush them (@len 0), and wait.  Returns
- * the legs that failed.
+ * @sector through the buffer, and wait.  Returns the legs that failed.
  */
 static unsigned long dst_resync_io(struct dst_resync *rs, unsigned long legs,
-				   blk_opf_t op, sector_t sector,
+				   enum req_op op, sector_t sector,
 				   unsigned int len)
 {
 	unsigned int i, p, n = DIV_ROUND_UP(len, PAGE_SIZE);
@@ -295,7 +294,7 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 			__set_bit(i, &last);
 	spin_unlock_irq(&ms->lock);
 	if (copied && last) {
-		failed = dst_resync_io(rs, last, REQ_OP_WRITE | REQ_PREFLUSH, 0, 0);
+		failed = dst_mirror_flush(ms, last);
 		if (failed) {
 			dst_resync_fail(ms, failed, "resync flush");
 			targets &= ~failed;
