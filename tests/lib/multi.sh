@@ -12,6 +12,8 @@
 set -euo pipefail
 
 MULTI_DISK_MIB=128
+# B's second disk (/dev/vdc): the swap space of A in 71-swap.
+MULTI_SWAP_MIB=1024
 # shellcheck source=tests/lib/bad-kmsg.sh
 source "$(dirname "${BASH_SOURCE[0]}")/bad-kmsg.sh"
 declare -A MULTI_PID MULTI_BOOTS
@@ -48,6 +50,7 @@ multi_boot() {
 	B)
 		mode=agent smp=1 mem=768
 		extra="$(multi_nic na "$P_BA" "$P_AB" 52:54:00:00:01:02) $(multi_disk B-leg)"
+		extra+=" $(multi_disk B-swap)"
 		;;
 	C)
 		mode=agent smp=1 mem=768
@@ -196,6 +199,7 @@ multi_run() {
 	for d in A-leg A-bitmap B-leg C-leg; do
 		truncate -s "${MULTI_DISK_MIB}M" "$MOUT/disks/$d.img"
 	done
+	truncate -s "${MULTI_SWAP_MIB}M" "$MOUT/disks/B-swap.img"
 	multi_boot B
 	multi_boot C
 	multi_ready B && multi_ready C || echo "multi: B or C did not get ready"
