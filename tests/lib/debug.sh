@@ -14,7 +14,8 @@
 set -euo pipefail
 
 # debug_module KDIR OUT: builds dst.ko for the kernel in KDIR from a copy
-# of src/ in OUT (the tree's own src/dst.ko stays the Debian kernel's).
+# of src/ in OUT (the tree's own src/dst.ko stays the Debian kernel's),
+# and the race tests' tests/debug/kdelay in OUT/kdelay.
 debug_module() {
 	local kdir=$1 out=$2
 	rm -rf "$out"
@@ -24,6 +25,8 @@ debug_module() {
 	make -s -C "$out/src" clean >/dev/null 2>&1 || true
 	rm -f "$out"/src/*.o "$out"/src/*.ko "$out"/src/.*.cmd
 	make -s -C "$kdir/build" M="$out/src" modules >&2
+	cp -a "$ROOT/tests/debug/kdelay" "$out/kdelay"
+	make -s -C "$kdir/build" M="$out/kdelay" modules >&2
 }
 
 debug_run() {

@@ -18,6 +18,9 @@
  *	trickle		the hello one byte a second: the server closes after
  *			~10 s, before the hello is complete
  *	many N		N connections at once, one READ each
+ *	read-write [S]	a READ, S seconds later (default 2) a WRITE, both
+ *			answered OK in any order, then close (the debug
+ *			tier's teardown race: the READ's completion is held)
  *	refused cases: the server must close the connection without ever
  *	answering the bad input with success:
  *	bad-hello-magic garbage-hello bad-magic bad-req-version bad-cmd
@@ -401,6 +404,48 @@ static void client_ok(const char *host, const char *port, const char *arg)
 	free(rbuf);
 }
 
+static void client_read_write(const char *host, const char *port, const char *arg)
+{
+	struct dst_request q;
+	struct dst_reply r;
+	unsigned int i, seen = 0;
+	struct peer p;
+	uint8_t *buf;
+	uint32_t len;
+	uint64_t h;
+
+	io_timeout = 30;
+	handshake(&p, host, port, 0, false);
+	len = p.lbs > 4096 ? p.lbs : 4096;
+	if (p.size < 2 * len)
+		fail("export of %llu bytes is too small", (unsigned long long)p.size);
+	buf = malloc(len);
+	if (!buf)
+		die("out of memory");
+	fill_random(buf, len);
+	q = mkreq(DST_REQ_READ, 1, 0, len);
+	send_req(p.fd, &q, NULL, 0);
+	sleep(arg ? parse_u64(arg, "seconds") : 2);
+	q = mkreq(DST_REQ_WRITE, 2, len, len);
+	send_req(p.fd, &q, buf, len);
+	for (i = 0; i < 2; i++) {
+		recv_reply(p.fd, &r, "read-write");
+		h = be64toh(r.handle);
+		if ((h != 1 && h != 2) || (seen & h))
+			fail("read-write: unexpected handle %llu", (unsigned long long)h);
+		seen |= h;
+		if (be32toh(r.status) != DST_OK)
+			fail("read-write: handle %llu: status %s", (unsigned long long)h,
+			     status_name(be32toh(r.status)));
+		if (h == 1 && (be32toh(r.length) != len ||
+			       read_full(p.fd, buf, len) != (ssize_t)len))
+			fail("read-write: READ data incomplete");
+	}
+	close(p.fd);
+	say("read-write: READ and WRITE answered, closed");
+	free(buf);
+}
+
 static void client_write_ro(const char *host, const char *port, const char *arg)
 {
 	struct peer p;
@@ -765,6 +810,8 @@ static int cmd_client(int argc, char **argv)
 		client_trickle(host, port);
 	} else if (!strcmp(c, "many")) {
 		client_many(host, port, arg);
+	} else if (!strcmp(c, "read-write")) {
+		client_read_write(host, port, arg);
 	} else {
 		client_refused(host, port, c);
 	}

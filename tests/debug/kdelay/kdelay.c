@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdelay: a test module of the debug tier that widens a race window.  It
+ * puts a kprobe on @symbol and busy-waits @delay_ms in its pre-handler,
+ * @times times, when the caller matches the filters:
+ *
+ *   comm	the current task's name starts with this (in task context)
+ *   work	the work_struct in the call's third argument (queue_work_on)
+ *		runs this function
+ *
+ * @hits counts the delays done, so that a test knows its window opened.
+ * Only for the debug kernel's guests: never loaded anywhere else.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+static char *symbol;
+module_param(symbol, charp, 0444);
+MODULE_PARM_DESC(symbol, "function to delay on entry");
+
+static char *comm;
+module_param(comm, charp, 0444);
+MODULE_PARM_DESC(comm, "only for tasks whose name starts with this");
+
+static char *work;
+module_param(work, charp, 0444);
+MODULE_PARM_DESC(work, "only for a work_struct (third argument) running this function");
+
+static unsigned int delay_ms = 1000;
+module_param(delay_ms, uint, 0444);
+MODULE_PARM_DESC(delay_ms, "busy wait per hit");
+
+static int times = 1;
+module_param(times, int, 0444);
+MODULE_PARM_DESC(times, "hits to delay");
+
+static atomic_t hits = ATOMIC_INIT(0);
+static int hits_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&hits));
+}
+
+static const struct kernel_param_ops hits_ops = { .get = hits_get };
+module_param_cb(hits, &hits_ops, NULL, 0444);
+MODULE_PARM_DESC(hits, "delays done");
+
+static void *work_fn;
+
+static int kdelay_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct work_struct *w = (struct work_struct *)regs->dx;
+
+	if (comm && (!in_task() || strncmp(current->comm, comm, strlen(comm))))
+		return 0;
+	if (work_fn && (void *)w->func != work_fn)
+		return 0;
+	if (atomic_inc_return(&hits) > times) {
+		atomic_dec(&hits);
+		return 0;
+	}
+	pr_info("delaying %s in %s for %u ms\n", symbol, current->comm, delay_ms);
+	mdelay(delay_ms);
+	return 0;
+}
+
+static struct kprobe kdelay_probe = { .pre_handler = kdelay_pre };
+
+/* The address of @name, through a kprobe (kallsyms_lookup_name is not exported). */
+static void *kdelay_lookup(const char *name)
+{
+	struct kprobe kp = { .symbol_name = name };
+	void *addr;
+
+	if (register_kprobe(&kp))
+		return NULL;
+	addr = kp.addr;
+	unregister_kprobe(&kp);
+	return addr;
+}
+
+static int __init kdelay_init(void)
+{
+	int err;
+
+	if (!symbol)
+		return -EINVAL;
+	if (work) {
+		work_fn = kdelay_lookup(work);
+		if (!work_fn) {
+			pr_err("no function %s\n", work);
+			return -ENOENT;
+		}
+	}
+	kdelay_probe.symbol_name = symbol;
+	err = register_kprobe(&kdelay_probe);
+	if (err)
+		pr_err("cannot probe %s: %d\n", symbol, err);
+	return err;
+}
+
+static void __exit kdelay_exit(void)
+{
+	unregister_kprobe(&kdelay_probe);
+}
+
+module_init(kdelay_init);
+module_exit(kdelay_exit);
+MODULE_DESCRIPTION("Delays a kernel function for race tests");
+MODULE_LICENSE("GPL");
