@@ -31,6 +31,7 @@ struct dst_remote;
 #define DST_MAX_TIMEOUT		(24 * 3600)
 #define DST_MAX_REQUEST		SZ_1M	/* bytes per READ/WRITE */
 #define DST_MAX_SIZE		BIT_ULL(60)	/* bytes of a node or storage */
+#define DST_MAX_DEPTH		32	/* storages on storages, on this host */
 
 /*
  * The large allocations of a command (a node's request table, a mirror's
@@ -254,7 +255,7 @@ int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
 int dst_storage_del_node(struct dst_storage *st, struct dst_node *node,
 			 const char **why);
 struct dst_node *dst_storage_node(struct dst_storage *st, u32 id);
-bool dst_storage_below(struct dst_storage *st, struct block_device *bdev);
+bool dst_storage_loops(struct dst_storage *st, struct dst_node *node);
 struct dst_storage *dst_storage_find(const char *name);
 struct dst_storage *dst_storage_next(u32 *id);
 
@@ -263,8 +264,7 @@ struct dst_node *dst_node_create_remote(const struct sockaddr_storage *addr,
 					int addrlen,
 					const struct dst_remote_opts *opts,
 					const char **why);
-struct dst_node *dst_node_create_local(struct dst_storage *st,
-				       const char *path, const char **why);
+struct dst_node *dst_node_create_local(const char *path, const char **why);
 void dst_node_destroy(struct dst_node *node);
 void dst_node_submit(struct dst_node *node, struct bio *bio);
 enum dst_node_state dst_node_state(struct dst_node *node);
@@ -293,6 +293,7 @@ unsigned int dst_remote_reconnects(struct dst_remote *r);
 void dst_remote_get_opts(struct dst_remote *r, struct dst_remote_opts *opts);
 bool dst_remote_auth(struct dst_remote *r);
 u64 dst_remote_crc_errors(struct dst_remote *r);
+u64 dst_remote_session(struct dst_remote *r);
 const struct sockaddr_storage *dst_remote_addr(struct dst_remote *r, int *len);
 
 /* Socket helpers: sock.c */
@@ -343,6 +344,7 @@ void dst_export_unlist(struct dst_export *exp);
 void dst_export_destroy(struct dst_export *exp);
 struct dst_export *dst_export_find(const char *name);
 struct dst_export *dst_export_next(unsigned long *index);
+struct block_device *dst_export_session_bdev(u64 session);
 int dst_export_fill(struct sk_buff *skb, struct dst_export *exp);
 void dst_export_lock(void);
 void dst_export_unlock(void);

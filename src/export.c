@@ -50,6 +50,24 @@ struct dst_export *dst_export_find(const char *name)
 	return NULL;
 }
 
+/*
+ * The device of the export of this host that a connection of @session (a
+ * remote node of this host) is a client of, if any: that node is an
+ * export of this host imported back.
+ */
+struct block_device *dst_export_session_bdev(u64 session)
+{
+	struct dst_export *exp;
+	unsigned long index;
+
+	lockdep_assert_held(&dst_exports_lock);
+
+	xa_for_each(&dst_exports, index, exp)
+		if (dst_export_serves(exp, session))
+			return exp->bdev;
+	return NULL;
+}
+
 /* The export with the lowest index >= *@index, and *@index set to it. */
 struct dst_export *dst_export_next(unsigned long *index)
 {

@@ -93,6 +93,7 @@ int dst_access_fill(struct sk_buff *skb, int attrtype,
 
 void dst_client_start(struct dst_export *exp, struct socket *sock);
 void dst_export_close_clients(struct dst_export *exp);
+bool dst_export_serves(struct dst_export *exp, u64 session);
 int dst_export_fill_clients(struct sk_buff *skb, struct dst_export *exp);
 
 #endif /* _DST_EXPORT_H */

@@ -721,7 +721,7 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 	if (!st || dst_genl_idle(info, st, &err))
 		goto out;
 	if (type == DST_NODE_LOCAL) {
-		node = dst_node_create_local(st, path, &why);
+		node = dst_node_create_local(path, &why);
 		if (IS_ERR(node)) {
 			err = PTR_ERR(node);
 			node = NULL;

@@ -24,9 +24,8 @@ static struct dst_node *dst_node_alloc(enum dst_node_type type)
 	return node;
 }
 
-/* A block device of this host, opened exclusively for storage @st. */
-struct dst_node *dst_node_create_local(struct dst_storage *st,
-				       const char *path, const char **why)
+/* A block device of this host, opened exclusively. */
+struct dst_node *dst_node_create_local(const char *path, const char **why)
 {
 	struct dst_node_limits *lim;
 	struct block_device *bdev;
@@ -41,12 +40,6 @@ struct dst_node *dst_node_create_local(struct dst_storage *st,
 						 "cannot open the device";
 		kfree(node);
 		return ERR_CAST(bdev);
-	}
-	if (dst_storage_below(st, bdev)) {
-		*why = "the device is this storage, or sits on it";
-		blkdev_put(bdev, DST_LOCAL_MODE);
-		kfree(node);
-		return ERR_PTR(-ELOOP);
 	}
 	node->bdev = bdev;
 	strscpy(node->path, path, sizeof(node->path));

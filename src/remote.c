@@ -1081,6 +1081,11 @@ u64 dst_remote_crc_errors(struct dst_remote *r)
 	return atomic64_read(&r->crc_errors);
 }
 
+u64 dst_remote_session(struct dst_remote *r)
+{
+	return r->session;
+}
+
 const struct sockaddr_storage *dst_remote_addr(struct dst_remote *r, int *len)
 {
 	*len = r->addrlen;

@@ -748,6 +748,19 @@ out:
 }
 
 /* Take no more clients and make every client's thread end. */
+/* Whether a connection of @session is one of @exp's clients. */
+bool dst_export_serves(struct dst_export *exp, u64 session)
+{
+	struct dst_client *c;
+	bool serves = false;
+
+	mutex_lock(&exp->lock);
+	list_for_each_entry(c, &exp->clients, list)
+		serves |= c->session == session;
+	mutex_unlock(&exp->lock);
+	return serves;
+}
+
 void dst_export_close_clients(struct dst_export *exp)
 {
 	struct dst_client *c;

@@ -140,6 +140,10 @@ int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
 
 	lockdep_assert_held(&dst_storages_lock);
 
+	if (dst_storage_loops(st, node)) {
+		*why = "the node is this storage, or sits on it";
+		return -ELOOP;
+	}
 	if (alg->max_nodes && st->nr_nodes >= alg->max_nodes) {
 		*why = "the storage has as many nodes as its algorithm takes";
 		return -ENOSPC;
@@ -221,25 +225,49 @@ int dst_storage_del_node(struct dst_storage *st, struct dst_node *node,
 }
 
 /*
- * Whether @bdev is the disk of @st, or of a storage that sits on it
- * through local nodes, however deep: as a node of @st it would send @st's
- * I/O back into @st, as md and dm refuse a device that holds them.
+ * The device that @node's I/O reaches on this host: its own, or, for a
+ * remote node connected to an export of this host, that export's.
  */
-bool dst_storage_below(struct dst_storage *st, struct block_device *bdev)
+static struct block_device *dst_node_here(struct dst_node *node)
 {
-	struct dst_storage *top = dst_disk_storage(bdev);
-	struct dst_node *node;
+	if (node->remote)
+		return dst_export_session_bdev(dst_remote_session(node->remote));
+	return node->bdev;
+}
 
-	lockdep_assert_held(&dst_storages_lock);
+/* Whether @bdev is @st's disk or sits on it; too deep a tree counts as so. */
+static bool dst_storage_holds(struct dst_storage *st, struct block_device *bdev,
+			      unsigned int depth)
+{
+	struct dst_storage *top = bdev ? dst_disk_storage(bdev) : NULL;
+	struct dst_node *node;
 
 	if (!top)
 		return false;
-	if (top == st)
+	if (top == st || depth == DST_MAX_DEPTH)
 		return true;
 	list_for_each_entry(node, &top->nodes, list)
-		if (node->bdev && dst_storage_below(st, node->bdev))
+		if (dst_storage_holds(st, dst_node_here(node), depth + 1))
 			return true;
 	return false;
+}
+
+/*
+ * Whether @node would send @st's I/O back into @st: it is @st's disk, or
+ * a storage that sits on it, through local nodes or exports of this host
+ * imported back, however deep; as md and dm refuse a device that holds
+ * them.
+ */
+bool dst_storage_loops(struct dst_storage *st, struct dst_node *node)
+{
+	bool loops;
+
+	lockdep_assert_held(&dst_storages_lock);
+
+	dst_export_lock();
+	loops = dst_storage_holds(st, dst_node_here(node), 0);
+	dst_export_unlock();
+	return loops;
 }
 
 struct dst_node *dst_storage_node(struct dst_storage *st, u32 id)

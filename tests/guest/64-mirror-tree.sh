@@ -3,7 +3,8 @@
 # linear(remote S1, ram2); fio verify on S2 is clean and S1's legs are
 # identical. A storage that is a local node of another is drawn under it
 # by status. Then bad input for arrays, each refused with a clear error
-# and nothing changed, a storage's own disk as its node among them.
+# and nothing changed, a storage's own disk as its node among them, also
+# through an export of this host imported back.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -71,13 +72,30 @@ refused "no such node" dstadm remove empty 0
 expect_rc 2 dstadm create x --alg mirror --chunk-size 3000
 expect_rc 2 dstadm remove busy nodeX
 # A storage never takes itself as a node, directly or through another
-# storage on it; on 262ada2 the mirror took its own disk and the guest
-# hung (seen failing there).
+# storage on it, or through an export of this host imported back; on
+# 262ada2 the mirror took its own disk and the guest hung (seen failing
+# there; the imported export was not tried there).
 BUSY=$(storage_dev busy)
 refused "this storage, or sits on it" dstadm add busy local "$BUSY"
 make_storage onbusy linear -- "$BUSY"
 refused "this storage, or sits on it" dstadm add busy local "$DEV"
 drop_storage onbusy
+# Nor through an export of this host imported back: the mirror's disk
+# exported and added to it as a remote node, or a storage on an import
+# of that export added as a local node.  (The remote node connects
+# before it is refused, so the export's clients change meanwhile.)
+do_export busyx "$BUSY" 127.0.0.1:7105
+rc=0
+err=$(bounded 60 dstadm add busy remote 127.0.0.1:7105 2>&1) || rc=$?
+((rc == 1)) || fail "adding busy's own export to it exited $rc, not 1: $err"
+[[ "$err" == *"this storage, or sits on it"* ]] || fail "adding busy's own export said '$err'"
+[[ "$(status_json | jq '.storages[] | select(.name == "busy") | .nodes | length')" == 1 ]] ||
+	fail "busy took its own export as a node"
+log "refused: busy's own export as its remote node ($err)"
+make_storage onimport linear -- 127.0.0.1:7105
+refused "this storage, or sits on it" dstadm add busy local "$DEV"
+drop_storage onimport
+undo_export busyx
 # A mirror grows and shrinks while it runs; linear does not.
 make_storage lin linear -- /dev/ram5
 refused "stop the storage" dstadm add lin local /dev/ram3
