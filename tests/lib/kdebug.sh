@@ -16,8 +16,8 @@ KDEBUG_SCRIPT=$(readlink -f "${BASH_SOURCE[0]}")
 KDEBUG_DEPS=(linux-source-6.1 flex bison libelf-dev libssl-dev bc cpio xz-utils)
 
 # The options on top of x86_64_defconfig. Built in: what the guest boots
-# from (virtio, ext4, 9p) and xfs (54-fs); modules: what the tests load
-# with parameters.
+# from (virtio, ext4, 9p), xfs (54-fs) and blk-throttle (65-fence);
+# modules: what the tests load with parameters.
 kdebug_fragment() {
 	cat <<'EOF'
 CONFIG_LOCALVERSION="-dstdebug"
@@ -36,6 +36,7 @@ CONFIG_9P_FS=y
 CONFIG_9P_FS_POSIX_ACL=y
 CONFIG_EXT4_FS=y
 CONFIG_XFS_FS=y
+CONFIG_BLK_DEV_THROTTLING=y
 CONFIG_DEVTMPFS=y
 CONFIG_DEVTMPFS_MOUNT=y
 CONFIG_IPV6=y
@@ -92,7 +93,7 @@ EOF
 
 # The options that must have survived olddefconfig.
 KDEBUG_REQUIRED=(KASAN PROVE_LOCKING DEBUG_ATOMIC_SLEEP DEBUG_KMEMLEAK FAILSLAB
-	FAIL_MAKE_REQUEST FAULT_INJECTION_DEBUG_FS 9P_FS VIRTIO_BLK EXT4_FS XFS_FS USER_NS
+	FAIL_MAKE_REQUEST FAULT_INJECTION_DEBUG_FS 9P_FS VIRTIO_BLK EXT4_FS XFS_FS BLK_DEV_THROTTLING USER_NS
 	CRYPTO_HMAC CRYPTO_SHA256 CRYPTO_CRC32C BLK_DEV_RAM MD_RAID1 NF_TABLES
 	NF_TABLES_INET INET_TCP_DIAG)
 
