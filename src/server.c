@@ -747,7 +747,6 @@ out:
 	return err;
 }
 
-/* Take no more clients and make every client's thread end. */
 /* Whether a connection of @session is one of @exp's clients. */
 bool dst_export_serves(struct dst_export *exp, u64 session)
 {
@@ -761,6 +760,7 @@ bool dst_export_serves(struct dst_export *exp, u64 session)
 	return serves;
 }
 
+/* Take no more clients and make every client's thread end. */
 void dst_export_close_clients(struct dst_export *exp)
 {
 	struct dst_client *c;
