@@ -255,7 +255,6 @@ int dst_storage_add_node(struct dst_storage *st, struct dst_node *node,
 int dst_storage_del_node(struct dst_storage *st, struct dst_node *node,
 			 const char **why);
 struct dst_node *dst_storage_node(struct dst_storage *st, u32 id);
-bool dst_storage_loops(struct dst_storage *st, struct dst_node *node);
 struct dst_storage *dst_storage_find(const char *name);
 struct dst_storage *dst_storage_next(u32 *id);
 

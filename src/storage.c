@@ -128,6 +128,52 @@ err_put:
 }
 
 /*
+ * The device that @node's I/O reaches on this host: its own, or, for a
+ * remote node connected to an export of this host, that export's.
+ */
+static struct block_device *dst_node_here(struct dst_node *node)
+{
+	if (node->remote)
+		return dst_export_session_bdev(dst_remote_session(node->remote));
+	return node->bdev;
+}
+
+/* Whether @bdev is @st's disk or sits on it; too deep a tree counts as so. */
+static bool dst_storage_holds(struct dst_storage *st, struct block_device *bdev,
+			      unsigned int depth)
+{
+	struct dst_storage *top = bdev ? dst_disk_storage(bdev) : NULL;
+	struct dst_node *node;
+
+	if (!top)
+		return false;
+	if (top == st || depth == DST_MAX_DEPTH)
+		return true;
+	list_for_each_entry(node, &top->nodes, list)
+		if (dst_storage_holds(st, dst_node_here(node), depth + 1))
+			return true;
+	return false;
+}
+
+/*
+ * Whether @node would send @st's I/O back into @st: it is @st's disk, or
+ * a storage that sits on it, through local nodes or exports of this host
+ * imported back, however deep; as md and dm refuse a device that holds
+ * them.
+ */
+static bool dst_storage_loops(struct dst_storage *st, struct dst_node *node)
+{
+	bool loops;
+
+	lockdep_assert_held(&dst_storages_lock);
+
+	dst_export_lock();
+	loops = dst_storage_holds(st, dst_node_here(node), 0);
+	dst_export_unlock();
+	return loops;
+}
+
+/*
  * Add @node to a storage: a stopped one takes any node, placed by the
  * algorithm; a running one only if the algorithm can take it while it runs.
  * A remote node starts receiving here.  On failure the caller destroys it.
@@ -222,52 +268,6 @@ int dst_storage_del_node(struct dst_storage *st, struct dst_node *node,
 	dst_storage_unlock();
 	dst_node_destroy(node);
 	return 0;
-}
-
-/*
- * The device that @node's I/O reaches on this host: its own, or, for a
- * remote node connected to an export of this host, that export's.
- */
-static struct block_device *dst_node_here(struct dst_node *node)
-{
-	if (node->remote)
-		return dst_export_session_bdev(dst_remote_session(node->remote));
-	return node->bdev;
-}
-
-/* Whether @bdev is @st's disk or sits on it; too deep a tree counts as so. */
-static bool dst_storage_holds(struct dst_storage *st, struct block_device *bdev,
-			      unsigned int depth)
-{
-	struct dst_storage *top = bdev ? dst_disk_storage(bdev) : NULL;
-	struct dst_node *node;
-
-	if (!top)
-		return false;
-	if (top == st || depth == DST_MAX_DEPTH)
-		return true;
-	list_for_each_entry(node, &top->nodes, list)
-		if (dst_storage_holds(st, dst_node_here(node), depth + 1))
-			return true;
-	return false;
-}
-
-/*
- * Whether @node would send @st's I/O back into @st: it is @st's disk, or
- * a storage that sits on it, through local nodes or exports of this host
- * imported back, however deep; as md and dm refuse a device that holds
- * them.
- */
-bool dst_storage_loops(struct dst_storage *st, struct dst_node *node)
-{
-	bool loops;
-
-	lockdep_assert_held(&dst_storages_lock);
-
-	dst_export_lock();
-	loops = dst_storage_holds(st, dst_node_here(node), 0);
-	dst_export_unlock();
-	return loops;
 }
 
 struct dst_node *dst_storage_node(struct dst_storage *st, u32 id)
