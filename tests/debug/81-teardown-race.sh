@@ -37,9 +37,6 @@ mirror_setup 2 64
 
 kdelay_hits() { cat /sys/module/kdelay/parameters/hits; }
 hits_are() { [[ "$(kdelay_hits)" == "$1" ]]; }
-clients_are() {
-	[[ "$(status_json | jq --arg e "$1" '.exports[] | select(.name == $e) | .clients')" == "$2" ]]
-}
 
 # kdelay_load ARGS...: the probe, once optimized into a jump, whose
 # handler runs with interrupts as the caller had them (an int3 probe's
@@ -55,7 +52,7 @@ kdelay_load() {
 do_export c1 /dev/ram0 127.0.0.1:$PORT
 do_import i1 127.0.0.1:$PORT --timeout 5
 do_import i2 127.0.0.1:$PORT --timeout 5
-wait_for 30 "two clients on the export" clients_are c1 2
+wait_for 30 "two clients on the export" field_is export_field c1 clients 2
 kdelay_load symbol=__wake_up comm=dst-srv/ delay_ms=3000 times=1
 undo_export c1
 sleep 4
