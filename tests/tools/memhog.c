@@ -100,6 +100,16 @@ int main(int argc, char **argv)
 		perror("memhog: mmap");
 		return 2;
 	}
+	/*
+	 * Small pages only: a transparent huge page fault with no free 2 MiB
+	 * block compacts memory in the faulting task, which under TCG and
+	 * this much pressure can spin long enough to trip the soft lockup
+	 * watchdog.  The test is about pages going to swap, not about THP.
+	 */
+	if (madvise(mem, mib << 20, MADV_NOHUGEPAGE)) {
+		perror("memhog: madvise");
+		return 2;
+	}
 	for (pass = 0; pass < passes && mismatches <= MAX_REPORTS; pass++) {
 		for (page = 0; page < pages; page++) {
 			uint64_t *p = (uint64_t *)(mem + page * page_size);
