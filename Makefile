@@ -1,6 +1,6 @@
 # dst: distributed storage.  See README.md.
 #
-#   make            build the module (src/dst.ko) and dstadm
+#   make            build the module (src/dst_storage.ko) and dstadm
 #   make test       the whole test suite (host unit tests, QEMU guest tests)
 #   make demo       boot a guest and show dst at work
 #   make bench      fio on brd, dst and nbd side by side in one guest

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
@@ -354,6 +355,21 @@ static int resolve_family(struct dst_nl *nl)
 	return 0;
 }
 
+/*
+ * The family is missing: the module is not loaded, and the kernel's
+ * request for it by its genl family alias found nothing (or was refused).
+ */
+static void module_missing(void)
+{
+	struct utsname uts;
+
+	if (uname(&uts) < 0)
+		snprintf(uts.release, sizeof(uts.release), "this kernel");
+	fprintf(stderr,
+		"%s: dst module not loaded (modprobe %s): is dst-dkms installed and built for %s? (dkms status)\n",
+		PROG, DST_MODULE_NAME, uts.release);
+}
+
 int dst_nl_open(struct dst_nl *nl)
 {
 	int one = 1;
@@ -377,8 +393,7 @@ int dst_nl_open(struct dst_nl *nl)
 
 	if (resolve_family(nl) < 0) {
 		if (errno == ENOENT)
-			fprintf(stderr, "%s: dst module not loaded (modprobe dst)\n",
-				PROG);
+			module_missing();
 		else
 			dst_nl_perror(nl, "dst control interface");
 		goto err;

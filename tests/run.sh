@@ -14,7 +14,7 @@
 #                                  (tests/lib/debug.sh; make test-debug)
 #   tests/run.sh bench             build, fio on brd, dst and nbd in one guest (no pass/fail)
 #   tests/run.sh image             build the guest image if needed, print its dir
-# Env: KVER, DST_KO (module to test, default src/dst.ko), DST_GUEST_TIMEOUT
+# Env: KVER, DST_KO (module to test, default src/dst_storage.ko), DST_GUEST_TIMEOUT
 # (whole guest run, default 2100 s), DST_TEST_TIMEOUT (per test, default 300 s),
 # DST_GUEST_ENV=NAME=VALUE,... (settings of the guest tests, e.g.
 # DST_WIRE_FUZZ=2000000),
@@ -51,8 +51,8 @@ stage_module() {
 	fi
 	rel=$(realpath --relative-to="$ROOT" "$ko")
 	if [[ "$rel" == ../* ]]; then
-		cp "$ko" "$out/dst.ko"
-		rel=$(realpath --relative-to="$ROOT" "$out/dst.ko")
+		cp "$ko" "$out/dst_storage.ko"
+		rel=$(realpath --relative-to="$ROOT" "$out/dst_storage.ko")
 	fi
 	echo "$rel"
 }
@@ -68,7 +68,7 @@ stage_moddep() {
 	mkdir -p "$b$m/updates"
 	ln -s "$m/kernel" "$b$m/kernel"
 	cp "$m"/modules.{order,builtin,builtin.modinfo} "$b$m/"
-	cp "$ko" "$b$m/updates/dst.ko"
+	cp "$ko" "$b$m/updates/dst_storage.ko"
 	if depmod -b "$b" "$kver"; then
 		mkdir -p "$out/moddep"
 		cp "$b$m"/modules.* "$out/moddep/"
@@ -122,7 +122,7 @@ boot_guest() {
 	shift 3
 	rm -rf "$out"
 	mkdir -p "$out"
-	ko=$(stage_module "${DST_KO:-$ROOT/src/dst.ko}" "$out")
+	ko=$(stage_module "${DST_KO:-$ROOT/src/dst_storage.ko}" "$out")
 	stage_moddep "$out" "$ROOT/$ko" "$KVER"
 	rel_out=$(realpath --relative-to="$ROOT" "$out")
 	echo "guest: kernel $KVER, image $IMG, module $ko, timeout $tmo s"
@@ -187,7 +187,7 @@ cmd_multi() {
 	prepare_guest
 	rm -rf "$out"
 	mkdir -p "$out/stage"
-	ko=$(stage_module "${DST_KO:-$ROOT/src/dst.ko}" "$out/stage")
+	ko=$(stage_module "${DST_KO:-$ROOT/src/dst_storage.ko}" "$out/stage")
 	stage_moddep "$out/stage" "$ROOT/$ko" "$KVER"
 	multi_run "$out" "$ko" "$pattern"
 }

@@ -18,6 +18,11 @@
  */
 
 #define DST_GENL_NAME		"dst"
+/*
+ * The module's name: unique among the kernel's modules (Debian's kernel has
+ * a bt8xx DVB driver named "dst").  Its genl family alias loads it.
+ */
+#define DST_MODULE_NAME		"dst_storage"
 #define DST_GENL_VERSION	1
 #define DST_GENL_MCGRP_EVENTS	"events"
 

@@ -34,7 +34,7 @@ cleanup() {
 	done
 	[[ -b /dev/md0 ]] && mdadm --stop /dev/md0 >/dev/null 2>&1
 	dmsetup remove blinear 2>/dev/null
-	dst_loaded && rmmod dst
+	dst_loaded && rmmod dst_storage
 	grep -q '^brd ' /proc/modules && rmmod brd
 }
 trap cleanup EXIT
@@ -45,7 +45,7 @@ modprobe brd rd_nr=11 rd_size=$((MIB * 1024))
 for i in 0 1 2 3 4 5 6 7 8 9 10; do
 	bounded 120 dd if=/dev/zero of=/dev/ram$i bs=1M count=$MIB oflag=direct status=none
 done
-modprobe dst
+modprobe dst_storage
 
 setup_peer() {
 	local out sectors

@@ -37,7 +37,7 @@ cleanup() {
 	bounded 60 dstadm delete brs 2>/dev/null
 	bounded 60 dstadm unexport brsx 2>/dev/null
 	[[ -b /dev/md0 ]] && mdadm --stop /dev/md0 >/dev/null 2>&1
-	dst_loaded && rmmod dst
+	dst_loaded && rmmod dst_storage
 	grep -q '^brd ' /proc/modules && rmmod brd
 }
 trap cleanup EXIT
@@ -57,7 +57,7 @@ scatter() {
 
 if grep -q '^brd ' /proc/modules; then rmmod brd; fi
 ip link set lo up
-modprobe dst
+modprobe dst_storage
 
 # app DEV: fio on DEV for APP_SECS s, in the background; app_wait waits
 # for it and sets APP_MBS (run in this shell: only it can wait for fio).

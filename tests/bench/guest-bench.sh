@@ -31,7 +31,7 @@ cleanup() {
 		bounded 30 dstadm delete bench
 	fi
 	if [[ -n "$DST_EXPORTED" ]]; then bounded 60 dstadm unexport bench; fi
-	dst_loaded && rmmod dst
+	dst_loaded && rmmod dst_storage
 	grep -q '^nbd ' /proc/modules && rmmod nbd
 	grep -q '^brd ' /proc/modules && rmmod brd
 }
@@ -51,7 +51,7 @@ setup_peer() {
 	case "$1" in
 	brd) DEVS[brd]=/dev/ram0 ;;
 	dst)
-		dst_loaded || modprobe dst || return 1
+		dst_loaded || modprobe dst_storage || return 1
 		bounded 30 dstadm export bench --device /dev/ram1 --listen 127.0.0.1:$DST_PORT || return 1
 		DST_EXPORTED=1
 		out=$(bounded 60 dstadm import bench --remote 127.0.0.1:$DST_PORT) || return 1

@@ -11,9 +11,9 @@ dmesg >"$before"
 
 for i in $(seq 1 20); do
 	load_dst
-	[[ "$(cat /sys/module/dst/version)" == "$version" ]] ||
-		fail "load $i: /sys/module/dst/version is not $version"
-	[[ -d /sys/module/dst ]] || fail "load $i: /sys/module/dst missing"
+	[[ "$(cat /sys/module/dst_storage/version)" == "$version" ]] ||
+		fail "load $i: /sys/module/dst_storage/version is not $version"
+	[[ -d /sys/module/dst_storage ]] || fail "load $i: /sys/module/dst_storage missing"
 	unload_dst
 	! dst_loaded || fail "unload $i: still loaded"
 done
@@ -21,10 +21,10 @@ done
 # Only the lines the 20 loads were expected to print; the taint notes of an
 # out-of-tree, unsigned module appear once per boot at most.
 new=$(dmesg | tail -n +"$(($(wc -l <"$before") + 1))")
-noise=$(grep -v -e "dst: version $version loaded" \
+noise=$(grep -v -e "dst_storage: version $version loaded" \
 	-e 'loading out-of-tree module taints kernel' \
 	-e 'module verification failed' <<<"$new" || true)
 [[ -z "$noise" ]] || fail "unexpected kernel log lines: $noise"
-loads=$(grep -c "dst: version $version loaded" <<<"$new" || true)
+loads=$(grep -c "dst_storage: version $version loaded" <<<"$new" || true)
 ((loads == 20)) || fail "expected 20 load lines, got $loads"
 log "20 load/unload cycles, kernel log clean"

@@ -10,8 +10,8 @@ snapshot() { dstadm status --json; }
 # A request to the family loads the module on demand; where it cannot be
 # loaded, dstadm says so.
 unload_dst
-echo "install dst /bin/false" >/etc/modprobe.d/dst-test-block.conf
-expect_error 1 "dst module not loaded (modprobe dst)" dstadm status
+echo "install dst_storage /bin/false" >/etc/modprobe.d/dst-test-block.conf
+expect_error 1 "dst module not loaded (modprobe dst_storage)" dstadm status
 expect_error 1 "dst module not loaded" dstadm create x --alg linear
 rm /etc/modprobe.d/dst-test-block.conf
 ! dst_loaded || fail "module loaded despite the block"
@@ -67,7 +67,7 @@ expect_error 1 "permission denied" unshare --user --map-root-user dstadm delete 
 [[ "$(snapshot)" == "$before" ]] || fail "an unprivileged command changed the storages"
 
 # The module stays pinned while storages exist, like dm with its tables.
-expect_fail rmmod dst
+expect_fail rmmod dst_storage
 expect_ok dstadm delete r0
 expect_ok dstadm delete l0
 [[ "$(snapshot | jq '.storages | length')" == 0 ]] || fail "storages left after delete"

@@ -27,7 +27,7 @@ LOOP=$(losetup --find --show /tmp/dz/img)
 
 load_dst
 expect_ok dstadm export dz --device "$LOOP" --listen 127.0.0.1:7700
-expect_rc 1 rmmod dst
+expect_rc 1 rmmod dst_storage
 dev=$(dstadm import dz --remote 127.0.0.1:7700)
 sys=/sys/block/${dev#/dev/}
 [[ "$(cat "$sys/queue/discard_max_bytes")" != 0 ]] || fail "$dev does not offer discard"

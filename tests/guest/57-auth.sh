@@ -80,7 +80,7 @@ dump=/tmp/everything.txt
 {
 	bounded 30 dstadm status
 	bounded 30 dstadm status --json
-	grep -r . "/sys/block/${DEV#/dev/}/dst" /sys/module/dst 2>/dev/null
+	grep -r . "/sys/block/${DEV#/dev/}/dst" /sys/module/dst_storage 2>/dev/null
 	dmesg
 } >"$dump" || true
 undo_import r0

@@ -33,7 +33,7 @@ ip link set lo up
 modprobe brd rd_nr=4 rd_size=65536
 
 step "The guest runs Debian's kernel" uname -r
-step "Load the dst module" modprobe dst
+step "Load the dst module" modprobe dst_storage
 step "Versions of dstadm, the module and the control interface" dstadm version
 
 step "Host B exports a 64 MiB disk on IPv6 loopback" \
@@ -114,5 +114,5 @@ step "A user without CAP_NET_ADMIN is refused" \
 	setpriv --reuid=nobody --regid=nogroup --clear-groups dstadm status
 step "" dstadm delete r0
 step "Nothing left" dstadm status --json
-step "Unload the module" rmmod dst
+step "Unload the module" rmmod dst_storage
 printf '\nDemo finished.\n'

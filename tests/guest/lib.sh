@@ -5,7 +5,7 @@
 set -euo pipefail
 
 DST_ROOT=${DST_ROOT:-/mnt/dst}
-DST_KO=${DST_KO:-$DST_ROOT/src/dst.ko}
+DST_KO=${DST_KO:-$DST_ROOT/src/dst_storage.ko}
 DST_USER=${DST_USER:-dsttest}
 
 log() { echo "[$(basename "$0" .sh)] $*"; }
@@ -62,17 +62,17 @@ expect_error() {
 	rm -f "$err"
 }
 
-dst_loaded() { grep -q '^dst ' /proc/modules; }
+dst_loaded() { grep -q '^dst_storage ' /proc/modules; }
 
 # shellcheck disable=SC2120 # optional module parameters
 load_dst() {
 	dst_loaded && return 0
-	modprobe dst "$@" || fail "modprobe dst $* failed"
+	modprobe dst_storage "$@" || fail "modprobe dst_storage $* failed"
 }
 
 unload_dst() {
 	dst_loaded || return 0
-	rmmod dst || fail "rmmod dst failed"
+	rmmod dst_storage || fail "rmmod dst_storage failed"
 }
 
 # as_user CMD...: runs CMD as the unprivileged user dsttest.

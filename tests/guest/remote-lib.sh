@@ -3,7 +3,7 @@
 #   source "$DST_ROOT/tests/guest/remote-lib.sh"
 # Every dstadm call and every I/O is bounded by a timeout; remote_cleanup
 # (run it from an EXIT trap) removes what the test made so that
-# "rmmod dst" succeeds afterwards.
+# "rmmod dst_storage" succeeds afterwards.
 set -euo pipefail
 # shellcheck source=tests/guest/lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/lib.sh"

@@ -58,7 +58,7 @@ load_params() {
 	DST_TESTS=$(cmdline_param tests)
 	DST_TEST_TIMEOUT=$(cmdline_param timeout 300)
 	DST_RESULTS=$(abs_path "$(cmdline_param results tests/out/guest)")
-	DST_KO=$(abs_path "$(cmdline_param ko src/dst.ko)")
+	DST_KO=$(abs_path "$(cmdline_param ko src/dst_storage.ko)")
 	DST_MODDEP=$(abs_path "$(cmdline_param moddep tests/out/guest/moddep)")
 	DST_ROLE=$(cmdline_param role)
 	DST_CTL=$(abs_path "$(cmdline_param ctl tests/out/multi/ctl)")
@@ -88,7 +88,7 @@ update_moddep() {
 	fi
 }
 
-# Installs dst.ko into updates/, which takes precedence over the kernel's
+# Installs dst_storage.ko into updates/, which takes precedence over the kernel's
 # own (unrelated) bt8xx DVB driver also named dst.
 install_module() {
 	local m found
@@ -98,13 +98,13 @@ install_module() {
 		return 0
 	fi
 	mkdir -p "$m/updates"
-	cp "$DST_KO" "$m/updates/dst.ko"
+	cp "$DST_KO" "$m/updates/dst_storage.ko"
 	update_moddep "$m"
-	found=$(modinfo -F filename dst 2>/dev/null || true)
-	if [[ "$found" != "$m/updates/dst.ko" ]]; then
-		say "note: modprobe dst would load '$found', not updates/dst.ko"
+	found=$(modinfo -F filename dst_storage 2>/dev/null || true)
+	if [[ "$found" != "$m/updates/dst_storage.ko" ]]; then
+		say "note: modprobe dst_storage would load '$found', not updates/dst_storage.ko"
 	fi
-	say "installed $DST_KO as $m/updates/dst.ko"
+	say "installed $DST_KO as $m/updates/dst_storage.ko"
 }
 
 # The debug kernel's modules, from the share "dstkmod", into /lib/modules
@@ -147,7 +147,7 @@ kmsg_since() {
 			}'
 }
 
-dst_loaded() { grep -q '^dst ' /proc/modules; }
+dst_loaded() { grep -q '^dst_storage ' /proc/modules; }
 
 # Selects tests: all NN-*.sh, or those matching any comma-separated glob of
 # DST_TESTS (a pattern without glob characters matches as a substring).
@@ -238,9 +238,9 @@ run_test() {
 		reason=${reason:-"kmemleak: $(tail -n1 <<<"$leaks") object(s) leaked through dst"}
 	fi
 	if dst_loaded; then
-		if ! rmmod dst >>"$log" 2>&1; then
-			echo "runner: rmmod dst failed after the test" >>"$log"
-			reason=${reason:-"rmmod dst failed"}
+		if ! rmmod dst_storage >>"$log" 2>&1; then
+			echo "runner: rmmod dst_storage failed after the test" >>"$log"
+			reason=${reason:-"rmmod dst_storage failed"}
 		fi
 	fi
 	bad=$(kmsg_since "$mark" | grep -E "$DST_BAD_KMSG" || true)

@@ -3,7 +3,7 @@
 # tests/guest and the fault-injection and leak checks of tests/debug, in a
 # guest booted from the kernel of tests/lib/kdebug.sh (KASAN, lockdep,
 # DEBUG_ATOMIC_SLEEP, kmemleak, failslab, fail_make_request) on the usual
-# Debian root image, with dst.ko built against that kernel.
+# Debian root image, with dst_storage.ko built against that kernel.
 #
 #   source tests/lib/debug.sh; debug_run OUT [PATTERN]
 #
@@ -13,8 +13,8 @@
 # alone takes about 1100 s on this kernel).
 set -euo pipefail
 
-# debug_module KDIR OUT: builds dst.ko for the kernel in KDIR from a copy
-# of src/ in OUT (the tree's own src/dst.ko stays the Debian kernel's),
+# debug_module KDIR OUT: builds dst_storage.ko for the kernel in KDIR from
+# a copy of src/ in OUT (the tree's own module stays the Debian kernel's),
 # and the race tests' tests/debug/kdelay in OUT/kdelay.
 debug_module() {
 	local kdir=$1 out=$2
@@ -43,7 +43,7 @@ debug_run() {
 	export DST_VM_MEM=${DST_VM_MEM:-3072}
 	export DST_TEST_TIMEOUT=${DST_TEST_TIMEOUT:-1800}
 	export DST_QEMU_EXTRA="-fsdev local,id=kmod,path=$kdir/modules/lib/modules,security_model=none,readonly=on -device virtio-9p-pci,fsdev=kmod,mount_tag=dstkmod"
-	DST_KO=$ROOT/tests/out/debug-build/src/dst.ko boot_guest "$out" debug \
+	DST_KO=$ROOT/tests/out/debug-build/src/dst_storage.ko boot_guest "$out" debug \
 		"${DST_DEBUG_TIMEOUT:-7200}" "${extra[@]}" && finished=1
 	echo "debug: kernel $KVER from $kdir; run took $((SECONDS - start)) s"
 	report "$out" "$finished" || rc=1
