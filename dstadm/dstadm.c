@@ -108,7 +108,20 @@ int cmd_help(int argc, char *argv[])
 	return EXIT_OK;
 }
 
-int dstadm_main(int argc, char *argv[])
+/*
+ * What was written to stdout must have reached it: "dstadm dump >FILE" on
+ * a full disk fails instead of leaving a short file behind.
+ */
+static int flushed(int ret)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return ret;
+	fprintf(stderr, "%s: write error on standard output: %s\n", PROG,
+		strerror(errno));
+	return ret == EXIT_OK ? EXIT_FAIL : ret;
+}
+
+static int run(int argc, char *argv[])
 {
 	const struct command *c;
 
@@ -130,6 +143,11 @@ int dstadm_main(int argc, char *argv[])
 		return EXIT_USAGE;
 	}
 	return c->run(argc - 1, argv + 1);
+}
+
+int dstadm_main(int argc, char *argv[])
+{
+	return flushed(run(argc, argv));
 }
 
 /*

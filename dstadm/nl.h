@@ -25,6 +25,9 @@ struct dst_nl {
 int dst_nl_open(struct dst_nl *nl);
 void dst_nl_close(struct dst_nl *nl);
 
+/* On stderr: a note when the loaded module is not dstadm's version. */
+void module_skew_note(struct dst_nl *nl);
+
 /* Start a request for @cmd in nl->buf; @flags beyond NLM_F_REQUEST. */
 struct nlmsghdr *dst_nl_msg(struct dst_nl *nl, uint8_t cmd, uint16_t flags);
 

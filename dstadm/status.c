@@ -689,6 +689,7 @@ int cmd_status(int argc, char *argv[])
 		return EXIT_FAIL;
 
 	ret = EXIT_FAIL;
+	module_skew_note(&nl);
 	if (status_dump(&nl, DST_CMD_STORAGE_GET, storage_list_cb, &l) < 0 ||
 	    status_dump(&nl, DST_CMD_EXPORT_GET, export_list_cb, &el) < 0)
 		goto out;

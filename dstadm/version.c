@@ -42,30 +42,66 @@ static int info_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* The loaded module's version in @mi; -1 after reporting the error. */
+static int module_info(struct dst_nl *nl, struct module_info *mi)
+{
+	struct nlmsghdr *nlh = dst_nl_msg(nl, DST_CMD_INFO, 0);
+
+	memset(mi, 0, sizeof(*mi));
+	if (dst_nl_request(nl, nlh, info_cb, mi) < 0) {
+		dst_nl_perror(nl, "module information");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * After a package upgrade the module that runs is the old one until the
+ * next boot (an upgrade never unloads it: that would stop every storage);
+ * say so, and what to do, wherever the versions differ.
+ */
+static void skew_note(const char *module_version)
+{
+	if (!strcmp(module_version, DST_VERSION))
+		return;
+	fprintf(stderr,
+		"%s: note: the loaded dst module is %s, dstadm is %s: the storages keep running on %s; "
+		"the module of dstadm's version (built by DKMS) is loaded at the next boot, "
+		"or once every storage and export is down (modprobe -r %s; modprobe %s)\n",
+		PROG, module_version, DST_VERSION, module_version,
+		DST_MODULE_NAME, DST_MODULE_NAME);
+}
+
+void module_skew_note(struct dst_nl *nl)
+{
+	struct module_info mi;
+
+	if (module_info(nl, &mi) == 0)
+		skew_note(mi.version);
+}
+
 int cmd_version(int argc, char *argv[])
 {
-	struct module_info mi = { "", "" };
-	struct nlmsghdr *nlh;
+	struct module_info mi;
 	struct dst_nl nl;
 	int ret = EXIT_FAIL;
 
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		print_command_usage(stdout, find_command("version"));
+		return EXIT_OK;
+	}
 	if (argc > 1)
 		return usage_error("version", "unexpected argument '%s'", argv[1]);
 
 	printf("dstadm %s (control interface v%u)\n", DST_VERSION, DST_GENL_VERSION);
+	/* The tool's version is the answer; a missing module is only noted. */
 	if (dst_nl_open(&nl) < 0)
-		return EXIT_FAIL;
-
-	nlh = dst_nl_msg(&nl, DST_CMD_INFO, 0);
-	if (dst_nl_request(&nl, nlh, info_cb, &mi) < 0) {
-		dst_nl_perror(&nl, "module information");
+		return EXIT_OK;
+	if (module_info(&nl, &mi) < 0)
 		goto out;
-	}
 	printf("dst module %s (control interface v%u)\n", mi.version, nl.version);
 	printf("algorithms: %s\n", mi.algs);
-	if (strcmp(mi.version, DST_VERSION))
-		fprintf(stderr, "%s: warning: dstadm %s and dst module %s differ\n",
-			PROG, DST_VERSION, mi.version);
+	skew_note(mi.version);
 	ret = EXIT_OK;
 out:
 	dst_nl_close(&nl);

@@ -101,6 +101,21 @@ commands_documented() {
 	return $rc
 }
 
+# What dstadm writes must reach stdout: a full disk is an error (exit 1).
+stdout_errors() {
+	local rc=0 args
+	printf 'storage s {\n\talg linear\n\tnode local /dev/sdb\n}\n' >"$OUT/full.conf"
+	for args in "--help" "help" "help export" "check-config $OUT/full.conf" "dump -c $OUT/full.conf"; do
+		# shellcheck disable=SC2086 # the words of $args are the arguments
+		"$ROOT/dstadm/dstadm" $args >/dev/full 2>"$OUT/full.err"
+		if [[ $? != 1 ]] || ! grep -q "write error on standard output" "$OUT/full.err"; then
+			echo "dstadm $args >/dev/full did not fail: $(cat "$OUT/full.err")"
+			rc=1
+		fi
+	done
+	return $rc
+}
+
 shell_scripts_clean() {
 	cd "$ROOT" && shellcheck -x -s bash tests/*.sh tests/lib/*.sh tests/guest/*.sh tests/multi/*.sh tests/debug/*.sh tests/bench/*.sh tests/pkg/*.sh .ci/run
 }
@@ -135,6 +150,7 @@ main() {
 	check checkpatch checkpatch
 	check man-pages man_renders
 	check commands-documented commands_documented
+	check stdout-errors stdout_errors
 	check shellcheck shell_scripts_clean
 	check dkms-conf dkms_conf_sane
 	check config-fuzz config_fuzz

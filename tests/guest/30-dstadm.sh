@@ -13,6 +13,9 @@ unload_dst
 echo "install dst_storage /bin/false" >/etc/modprobe.d/dst-test-block.conf
 expect_error 1 "dst module not loaded (modprobe dst_storage)" dstadm status
 expect_error 1 "dst module not loaded" dstadm create x --alg linear
+# The tool's own version needs no module (ecosystem review D9).
+[[ "$(dstadm version 2>/dev/null)" == "dstadm $(cat "$DST_ROOT/VERSION") (control interface v1)" ]] ||
+	fail "dstadm version without the module: $(dstadm version 2>&1)"
 rm /etc/modprobe.d/dst-test-block.conf
 ! dst_loaded || fail "module loaded despite the block"
 
