@@ -55,6 +55,13 @@ struct dst_node *dst_node_create_local(const char *path, const char **why)
 	if (bdev_write_zeroes_sectors(bdev))
 		lim->features |= DST_FEAT_WRITE_ZEROES;
 	node->size = round_down(bdev_nr_bytes(bdev), lim->logical_block_size);
+	if (!node->size) {
+		/* No medium, or a loop device with no file: not there yet. */
+		*why = "the device is empty (0 bytes)";
+		blkdev_put(bdev, DST_LOCAL_MODE);
+		kfree(node);
+		return ERR_PTR(-ENODEV);
+	}
 	return node;
 }
 

@@ -113,6 +113,13 @@ out=$(bounded 60 dstadm down l -c "$CONF") || fail "down l failed"
 [[ "$(status_json | jq '.exports | length')" == 0 ]] || fail "down l left lx"
 expect_ok bounded 60 dstadm down -c "$CONF"
 
+# A disk that is there but empty (a loop device with no file, a reader
+# with no card) is as missing: not a node of size 0.
+empty=$(losetup -f)
+expect_ok dstadm create e --alg linear
+expect_error 1 "the device is empty (0 bytes)" dstadm add e local "$empty"
+expect_ok dstadm delete e
+
 # Invalid: nothing applied, the place named.
 cp "$CONF" /tmp/bad.conf
 printf 'storage z {\n\talg linear\n\tnode local /dev/ram2 extra\n}\n' >>/tmp/bad.conf
