@@ -285,14 +285,89 @@ static int conf_node_add(const struct dst_config *c, const struct conf_storage *
 	return node_add(&ao, &id);
 }
 
+static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in *a4 = (const void *)a, *b4 = (const void *)b;
+	const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_port == b4->sin_port &&
+		       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	return a6->sin6_port == b6->sin6_port &&
+	       !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
+}
+
+static bool same_node(const struct conf_node *cn, const struct node_info *ni)
+{
+	if (cn->type != ni->type)
+		return false;
+	if (cn->type == DST_NODE_LOCAL)
+		return !strcmp(cn->target, ni->path);
+	/* As for exports, a secret counts only as being there or not. */
+	return same_addr(&cn->addr, &ni->addr) && cn->ra.integrity == ni->integrity &&
+	       !!cn->secret_file == ni->auth;
+}
+
+static bool conf_has_node(const struct conf_storage *s, const struct node_info *ni)
+{
+	size_t j;
+
+	for (j = 0; j < s->nnodes; j++)
+		if (same_node(&s->nodes[j], ni))
+			return true;
+	return false;
+}
+
+static bool kernel_has_node(const struct storage_info *si, const struct conf_node *cn)
+{
+	size_t j;
+
+	for (j = 0; j < si->nnodes; j++)
+		if (same_node(cn, &si->nodes[j]))
+			return true;
+	return false;
+}
+
+/*
+ * Whether the storage @si made by an earlier up holds the first of @s's
+ * nodes in their order: a linear storage's nodes are its address space.
+ */
+static bool linear_prefix(const struct conf_storage *s, const struct storage_info *si)
+{
+	size_t j;
+
+	if (si->nnodes > s->nnodes)
+		return false;
+	for (j = 0; j < si->nnodes; j++)
+		if (!same_node(&s->nodes[j], &si->nodes[j]))
+			return false;
+	return true;
+}
+
+/*
+ * Bring @s up: create it if it is missing, add the configured nodes it
+ * lacks, start it.  A storage is started only whole, but a mirror that
+ * the file marks start-degraded starts with the legs it got (and a later
+ * up adds the others, to it running).  A linear storage short of a node
+ * is deleted again; a mirror is left stopped with the legs it has, for
+ * the next up.  Returns EXIT_FAIL after saying what it could not do.
+ */
 static int storage_up(const struct dst_config *c, const struct conf_storage *s,
 		      const struct kernel_state *k)
 {
 	const struct storage_info *si = kernel_storage(k, s->name);
+	bool mirror = !strcmp(s->alg, "mirror");
 	struct storage_args args = { 0 };
-	size_t j;
+	size_t j, added = 0, missing = 0;
 
-	if (si && si->state == DST_STORAGE_RUNNING)
+	if (si && !mirror && !linear_prefix(s, si)) {
+		fprintf(stderr, "%s: storage '%s' has other nodes than %s says: down and up to change them\n",
+			PROG, s->name, c->files[0]);
+		return EXIT_FAIL;
+	}
+	if (si && si->state == DST_STORAGE_RUNNING && !mirror)
 		return EXIT_OK;
 	if (!si) {
 		args = (struct storage_args){
@@ -302,15 +377,48 @@ static int storage_up(const struct dst_config *c, const struct conf_storage *s,
 		};
 		if (storage_request(DST_CMD_STORAGE_NEW, s->name, &args))
 			return EXIT_FAIL;
-		for (j = 0; j < s->nnodes; j++)
-			if (conf_node_add(c, s, &s->nodes[j]))
-				return EXIT_FAIL;
-		printf("%s: created with %zu node(s)\n", s->name, s->nnodes);
 	}
+	for (j = 0; j < s->nnodes; j++) {
+		if (si && kernel_has_node(si, &s->nodes[j]))
+			continue;
+		/* Past a gap, a linear storage's nodes would land elsewhere. */
+		if (missing && !mirror)
+			missing++;
+		else if (conf_node_add(c, s, &s->nodes[j]))
+			missing++;
+		else
+			added++;
+	}
+	if (!si)
+		printf("%s: created with %zu node(s)\n", s->name, added);
+	else if (added)
+		printf("%s: %zu node(s) added\n", s->name, added);
+	if (missing && !mirror) {
+		fprintf(stderr, "%s: storage '%s': %zu of its %zu nodes missing: not started (a linear storage starts only whole)\n",
+			PROG, s->name, missing, s->nnodes);
+		if (!storage_request(DST_CMD_STORAGE_DEL, s->name, NULL))
+			printf("%s: deleted again, for the next up\n", s->name);
+		return EXIT_FAIL;
+	}
+	if (si && si->state == DST_STORAGE_RUNNING) {
+		if (!missing)
+			return EXIT_OK;
+		fprintf(stderr, "%s: %sstorage '%s' runs degraded, %zu of its %zu legs missing\n",
+			PROG, s->start_degraded ? "warning: " : "", s->name, missing, s->nnodes);
+		return s->start_degraded ? EXIT_OK : EXIT_FAIL;
+	}
+	if (missing && (!s->start_degraded || missing == s->nnodes)) {
+		fprintf(stderr, "%s: storage '%s': %zu of its %zu legs missing: not started (start-degraded is not set)\n",
+			PROG, s->name, missing, s->nnodes);
+		return EXIT_FAIL;
+	}
+	if (missing)
+		fprintf(stderr, "%s: warning: storage '%s' starts degraded, %zu of its %zu legs missing (start-degraded)\n",
+			PROG, s->name, missing, s->nnodes);
 	memset(&args, 0, sizeof(args));
 	if (storage_request(DST_CMD_STORAGE_START, s->name, &args))
 		return EXIT_FAIL;
-	printf("%s: started\n", s->name);
+	printf("%s: started%s\n", s->name, missing ? " degraded" : "");
 	return EXIT_OK;
 }
 
@@ -373,32 +481,100 @@ static int conf_begin(const char *cmd, int argc, char *argv[], struct conf_opts 
 	return EXIT_OK;
 }
 
+/* The configured storage that @s is built on and that is not up, if any. */
+static const struct conf_storage *failed_below(const struct dst_config *c,
+					       const struct conf_storage *s,
+					       const bool *failed)
+{
+	const struct conf_storage *dep;
+	size_t j;
+
+	for (j = 0; j < s->nnodes; j++) {
+		dep = s->nodes[j].type == DST_NODE_LOCAL ?
+		      dev_storage(c, s->nodes[j].target) : NULL;
+		if (dep && failed[dep - c->storages])
+			return dep;
+	}
+	return NULL;
+}
+
+/* Adds @name to the list of what failed, for the last line. */
+static void note_failed(char *list, size_t size, const char *name)
+{
+	size_t len = strlen(list);
+
+	snprintf(list + len, size - len, "%s%s", len ? ", " : "", name);
+}
+
+/*
+ * Everything configured (or @name and what it needs), each object on its
+ * own: one that fails, and what is built on it, is left out, and the rest
+ * still comes up.  Exits 1 naming all that is not up.
+ */
 int cmd_up(int argc, char *argv[])
 {
+	const struct conf_storage *s, *dep;
+	char failures[1024] = "";
 	struct kernel_state k;
 	struct dst_config c;
 	struct conf_opts o;
 	size_t *order, i;
+	bool *failed;
 	int ret;
 
 	ret = conf_begin("up", argc, argv, &o, &c, &k, &order);
 	if (ret || o.help || o.nothing)
 		return ret;
-	for (i = 0; i < c.nstorages && !ret; i++)
-		if (storage_wanted(&c, o.name, &c.storages[order[i]]))
-			ret = storage_up(&c, &c.storages[order[i]], &k);
-	for (i = 0; i < c.nexports && !ret; i++)
-		if (export_wanted(&c, o.name, &c.exports[i]))
-			ret = export_up(&c, &c.exports[i], &k);
+	failed = calloc(c.nstorages ? c.nstorages : 1, sizeof(*failed));
+	if (!failed) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < c.nstorages; i++) {
+		s = &c.storages[order[i]];
+		if (!storage_wanted(&c, o.name, s))
+			continue;
+		dep = failed_below(&c, s, failed);
+		if (dep)
+			fprintf(stderr, "%s: storage '%s' is built on '%s', which is not up: left out\n",
+				PROG, s->name, dep->name);
+		if (dep || storage_up(&c, s, &k)) {
+			failed[order[i]] = true;
+			note_failed(failures, sizeof(failures), s->name);
+		}
+	}
+	for (i = 0; i < c.nexports; i++) {
+		if (!export_wanted(&c, o.name, &c.exports[i]))
+			continue;
+		dep = dev_storage(&c, c.exports[i].device);
+		if (dep && failed[dep - c.storages])
+			fprintf(stderr, "%s: export '%s' serves '%s', which is not up: left out\n",
+				PROG, c.exports[i].name, dep->name);
+		if ((dep && failed[dep - c.storages]) || export_up(&c, &c.exports[i], &k))
+			note_failed(failures, sizeof(failures), c.exports[i].name);
+	}
+	if (failures[0]) {
+		fprintf(stderr, "%s: not up: %s\n", PROG, failures);
+		ret = EXIT_FAIL;
+	}
+	free(failed);
+out:
 	kernel_state_free(&k);
 	free(order);
 	config_free(&c);
 	return ret;
 }
 
+/*
+ * Exports first, then storages, the last made first; past one that fails
+ * (a storage still open, say) to all the others.  Exits 1 naming all that
+ * is still there.
+ */
 int cmd_down(int argc, char *argv[])
 {
 	const struct conf_storage *s;
+	char failures[1024] = "";
 	struct export_opts eo;
 	struct kernel_state k;
 	struct dst_config c;
@@ -409,74 +585,34 @@ int cmd_down(int argc, char *argv[])
 	ret = conf_begin("down", argc, argv, &o, &c, &k, &order);
 	if (ret || o.help || o.nothing)
 		return ret;
-	/* Exports first, then storages, the last made first. */
-	for (i = c.nexports; i-- > 0 && !ret;) {
+	for (i = c.nexports; i-- > 0;) {
 		if (!kernel_export(&k, c.exports[i].name) ||
 		    !export_wanted(&c, o.name, &c.exports[i]))
 			continue;
 		memset(&eo, 0, sizeof(eo));
 		eo.name = c.exports[i].name;
-		ret = export_request(DST_CMD_EXPORT_DEL, &eo);
-		if (!ret)
+		if (export_request(DST_CMD_EXPORT_DEL, &eo))
+			note_failed(failures, sizeof(failures), eo.name);
+		else
 			printf("%s: unexported\n", eo.name);
 	}
-	for (i = c.nstorages; i-- > 0 && !ret;) {
+	for (i = c.nstorages; i-- > 0;) {
 		s = &c.storages[order[i]];
 		if (!kernel_storage(&k, s->name) || (o.name && strcmp(o.name, s->name)))
 			continue;
-		ret = storage_request(DST_CMD_STORAGE_DEL, s->name, NULL);
-		if (!ret)
+		if (storage_request(DST_CMD_STORAGE_DEL, s->name, NULL))
+			note_failed(failures, sizeof(failures), s->name);
+		else
 			printf("%s: stopped and deleted\n", s->name);
+	}
+	if (failures[0]) {
+		fprintf(stderr, "%s: still up: %s\n", PROG, failures);
+		ret = EXIT_FAIL;
 	}
 	kernel_state_free(&k);
 	free(order);
 	config_free(&c);
 	return ret;
-}
-
-static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-	const struct sockaddr_in *a4 = (const void *)a, *b4 = (const void *)b;
-	const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
-
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET)
-		return a4->sin_port == b4->sin_port &&
-		       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
-	return a6->sin6_port == b6->sin6_port &&
-	       !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
-}
-
-static bool same_node(const struct conf_node *cn, const struct node_info *ni)
-{
-	if (cn->type != ni->type)
-		return false;
-	if (cn->type == DST_NODE_LOCAL)
-		return !strcmp(cn->target, ni->path);
-	/* As for exports, a secret counts only as being there or not. */
-	return same_addr(&cn->addr, &ni->addr) && cn->ra.integrity == ni->integrity &&
-	       !!cn->secret_file == ni->auth;
-}
-
-static bool conf_has_node(const struct conf_storage *s, const struct node_info *ni)
-{
-	size_t j;
-
-	for (j = 0; j < s->nnodes; j++)
-		if (same_node(&s->nodes[j], ni))
-			return true;
-	return false;
-}
-
-static bool kernel_has_node(const struct storage_info *si, const struct conf_node *cn)
-{
-	size_t j;
-
-	for (j = 0; j < si->nnodes; j++)
-		if (same_node(cn, &si->nodes[j]))
-			return true;
-	return false;
 }
 
 /*

@@ -373,12 +373,17 @@ static int parse_storage(struct lexer *lx, const struct token *kw)
 			s->bitmap = xstrdup(lx, &t);
 			if (!s->bitmap)
 				return -1;
+		} else if (!strcmp(t.text, "start-degraded")) {
+			mo = (struct mirror_only){ t, true };
+			if (s->start_degraded)
+				return conf_error(lx, &t, "'start-degraded' given twice");
+			s->start_degraded = true;
 		} else if (!strcmp(t.text, "node")) {
 			if (parse_node(lx, s) < 0)
 				return -1;
 			continue;
 		} else {
-			return conf_error(lx, &t, "unknown setting '%s' of a storage: expected alg, chunk-size, resync-min, resync-max, bitmap or node",
+			return conf_error(lx, &t, "unknown setting '%s' of a storage: expected alg, chunk-size, resync-min, resync-max, bitmap, start-degraded or node",
 					  t.text);
 		}
 		if (expect_end(lx, mo.given ? mo.at.text : "'alg'") < 0)
@@ -817,6 +822,8 @@ void config_dump(FILE *f, const struct dst_config *c)
 		}
 		if (s->bitmap)
 			fprintf(f, "\tbitmap %s\n", s->bitmap);
+		if (s->start_degraded)
+			fputs("\tstart-degraded\n", f);
 		for (j = 0; j < s->nnodes; j++) {
 			n = &s->nodes[j];
 			fprintf(f, "\tnode %s %s", n->type == DST_NODE_LOCAL ? "local" : "remote",

@@ -34,6 +34,7 @@ struct conf_storage {
 	uint32_t resync_min;		/* KiB/s, 0: not given */
 	uint32_t resync_max;
 	char *bitmap;			/* NULL: none */
+	bool start_degraded;		/* up may start it with legs missing */
 	struct conf_node *nodes;
 	size_t nnodes;
 	const char *file;		/* where it is defined */

@@ -120,6 +120,64 @@ expect_ok dstadm create e --alg linear
 expect_error 1 "the device is empty (0 bytes)" dstadm add e local "$empty"
 expect_ok dstadm delete e
 
+# A disk missing at boot (ecosystem review D3, D4): up brings up all the
+# rest, never a linear storage short of a node (not even on a second up),
+# a mirror short of a leg only with start-degraded, and names what is not
+# up; down goes on past a storage in use.
+cat >/tmp/miss.conf <<'CONF'
+storage big {
+	alg linear
+	node local /dev/ram2
+	node local /dev/nosuch-disk
+}
+storage top {
+	alg linear
+	node local /dev/dst/big
+}
+export bigx {
+	device /dev/dst/big
+	listen 127.0.0.1:7702
+}
+storage d {
+	alg mirror
+	node local /dev/ram3
+	node local /dev/nosuch-leg
+}
+storage m {
+	alg mirror
+	node local /dev/ram0
+	node local /dev/ram1
+}
+CONF
+expect_ok dstadm check-config /tmp/miss.conf
+for run in 1 2; do
+	out=$(bounded 120 dstadm up -c /tmp/miss.conf 2>&1) && fail "up $run took a missing disk: $out"
+	echo "$out"
+	[[ "$out" == *"dstadm: not up: big, top, d, bigx"* ]] || fail "up $run did not name all that is not up: $out"
+	[[ "$(storage_field m state)" == running ]] || fail "up $run did not bring up m alongside"
+	status_json | jq -e '[.storages[].name] | index("big") == null and index("top") == null' >/dev/null ||
+		fail "up $run left big or top behind: $(status_json | jq -c '[.storages[] | [.name, .state]]')"
+	[[ "$(storage_field d state)" == stopped ]] || fail "up $run started d without a leg"
+	[[ "$(status_json | jq '.exports | length')" == 0 ]] || fail "up $run exported bigx"
+done
+[[ "$out" == *"storage 'big': 1 of its 2 nodes missing: not started (a linear storage starts only whole)"* &&
+	"$out" == *"storage 'd': 1 of its 2 legs missing: not started (start-degraded is not set)"* ]] ||
+	fail "up did not say why: $out"
+sed -i 's|^\talg mirror$|&\n\tstart-degraded|' /tmp/miss.conf
+expect_ok dstadm check-config /tmp/miss.conf
+out=$(bounded 120 dstadm up -c /tmp/miss.conf 2>&1) && fail "up took a missing disk: $out"
+[[ "$out" == *"warning: storage 'd' starts degraded, 1 of its 2 legs missing (start-degraded)"* &&
+	"$out" == *"dstadm: not up: big, top, bigx"* ]] || fail "up with start-degraded: $out"
+[[ "$(storage_field d state)" == running ]] || fail "d did not start degraded"
+exec 4</dev/dst/m
+out=$(bounded 120 dstadm down -c /tmp/miss.conf 2>&1) && fail "down deleted a storage in use: $out"
+exec 4<&-
+[[ "$out" == *"d: stopped and deleted"* && "$out" == *"dstadm: still up: m"* ]] ||
+	fail "down did not go on past m in use: $out"
+expect_ok bounded 60 dstadm down -c /tmp/miss.conf
+[[ "$(status_json | jq '(.storages | length) + (.exports | length)')" == 0 ]] ||
+	fail "down left something"
+
 # Invalid: nothing applied, the place named.
 cp "$CONF" /tmp/bad.conf
 printf 'storage z {\n\talg linear\n\tnode local /dev/ram2 extra\n}\n' >>/tmp/bad.conf
