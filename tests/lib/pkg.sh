@@ -20,6 +20,32 @@ pkg_image() {
 		"$ROOT/tests/lib/image.sh" "$KVER"
 }
 
+# The release the upgrade stage starts from: 0.2.0, as the reviews saw it
+# (module dst.ko).  Built from the git history; in a checkout without it,
+# this tree at a lower version stands in (said in the log).
+PKG_FROM=${DST_PKG_FROM:-262ada2}
+
+# pkg_old_debs OUT: the .debs of PKG_FROM in OUT.
+pkg_old_debs() {
+	local out=$1 tree
+	tree=$(mktemp -d)
+	if git -C "$ROOT" cat-file -e "$PKG_FROM^{commit}" 2>/dev/null; then
+		echo "pkg: upgrading from $PKG_FROM ($(git -C "$ROOT" show "$PKG_FROM:VERSION"))"
+		git -C "$ROOT" archive "$PKG_FROM" | tar -x -C "$tree"
+		# Its make deb knows no DST_DEB_DIST: it builds into its dist/.
+		"$tree/tests/lib/deb.sh" >"$out.log" 2>&1 && mkdir -p "$out" &&
+			cp "$tree"/dist/*.deb "$out/"
+	else
+		echo "pkg: $PKG_FROM is not in this checkout: upgrading from this tree as 0~pkgtest"
+		DST_DEB_DIST=$out DST_DEB_VERSION=0~pkgtest "$ROOT/tests/lib/deb.sh" >"$out.log" 2>&1
+	fi || {
+		tail -n 20 "$out.log"
+		rm -rf "$tree"
+		return 1
+	}
+	rm -rf "$tree" "$out"/*dbgsym*
+}
+
 # The cloud-amd64 kernel and headers of the same version, cached.
 pkg_cloud_debs() {
 	local out=$1 kc=${KVER%-amd64}-cloud-amd64 cache
@@ -54,6 +80,7 @@ pkg_prepare() {
 		tail -n 30 "$POUT/deb.log"
 		return 1
 	}
+	[[ -n "${PKG_DEMO:-}" ]] || pkg_old_debs "$POUT/old" || return 1
 	PIMG=$(pkg_image)
 	qemu-img create -q -f qcow2 -F raw -b "$PIMG/rootfs.ext4" "$POUT/root.qcow2"
 }
@@ -63,7 +90,7 @@ pkg_prepare() {
 pkg_demo() {
 	local tailer
 	echo "demo: building the packages (make deb)"
-	pkg_prepare "$1" || return 1
+	PKG_DEMO=1 pkg_prepare "$1" || return 1
 	echo "demo: booting a Debian guest with Debian's kernel, its headers and DKMS, no dst"
 	pkg_boot 0 300 dsttest.mode=pkg-setup dsttest.pkgstage=demo
 	: >"$POUT/stagedemo.log"
@@ -86,7 +113,7 @@ pkg_run() {
 	pkg_cloud_debs "$POUT/cloud"
 	echo "pkg: image $PIMG"
 	pkg_boot 0 300 dsttest.mode=pkg-setup
-	for n in 1 2; do
+	for n in 1 2 3; do
 		pkg_boot "$n" 1800 init=/lib/systemd/systemd
 		if [[ ! -f "$POUT/stage$n.done" ]] ||
 			grep -q "stage$n-stopped" "$POUT/results.txt" 2>/dev/null; then
@@ -99,7 +126,7 @@ pkg_run() {
 			if [[ "$status" == PASS ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 		done <"$POUT/results.txt"
 	fi
-	for n in 1 2; do
+	for n in 1 2 3; do
 		if [[ ! -f "$POUT/stage$n.done" ]]; then
 			echo "FAIL pkg: stage $n did not finish"
 			failed=$((failed + 1))
@@ -112,7 +139,7 @@ pkg_run() {
 		fi
 	done
 	if ((failed)); then
-		for n in 1 2; do
+		for n in 1 2 3; do
 			echo "----- stage$n.log -----"
 			cat "$POUT/stage$n.log" 2>/dev/null || true
 		done

@@ -1,13 +1,22 @@
 #!/bin/bash
 # The package test, in a Debian guest booted with systemd (see
 # tests/lib/pkg.sh), one stage per boot, each ending with a power off:
-#   1: apt install the .debs (DKMS builds the module), modprobe, dkms
-#      status; /etc/dst.conf with a mirror of two loop devices and its
-#      export; systemctl enable --now dst; data written
-#   2: after the reboot the mirror and export are back by themselves and
-#      the data reads back; debian/tests/mirror-export (the autopkgtest)
-#      passes; a second kernel flavour (cloud-amd64) gets the module from
-#      DKMS; apt purge leaves nothing of dst behind
+#   1: apt install the .debs of the last release (old/, module dst.ko);
+#      /etc/dst.conf with a mirror of two loop devices, a linear storage
+#      and an export; systemctl enable --now dst; ext4 on the mirror from
+#      fstab (_netdev); then, with writes running on that file system and
+#      through an import of the export, apt install the .debs of this
+#      tree: the writes go on without an error, nothing is stopped, the
+#      old module serves on, DKMS built the new one (dst_storage.ko) and
+#      removed the old; dstadm says the versions differ
+#   2: the new module runs; the mirror, the export and the fstab mount
+#      are back by themselves, the data reads back; a disk of the linear
+#      storage is made missing for the next boot
+#   3: the linear storage is not up (not even in part) and dst.service
+#      says so, all the rest is up and mounted with its data (the second
+#      reboot); the disk back, a restart brings it up; debian/tests
+#      (the autopkgtest) passes; a second kernel flavour (cloud-amd64)
+#      gets the module from DKMS; apt purge leaves nothing of dst behind
 # Results: PASS/FAIL lines in $RESULTS/results.txt, a log per stage.
 set -uo pipefail
 
@@ -46,7 +55,6 @@ check() { # NAME CMD...: one result line
 	fi
 }
 
-leg_sha() { dd if="$1" bs=1M count=16 iflag=direct status=none | sha256sum | cut -c1-64; }
 mirror_in_sync() {
 	dstadm status --json | jq -e '[.storages[] | select(.name == "pm") | .nodes[].sync] | length == 2 and all(. == "in-sync")' >/dev/null
 }
@@ -59,19 +67,29 @@ wait_until() { # SECONDS CMD...
 	done
 }
 
-install_debs() {
+install_debs() { # FOLDER
 	rm -rf /root/debs
 	mkdir -p /root/debs
-	cp "$SHARE"/dist/dst-dkms_*.deb "$SHARE"/dist/dstadm_*.deb /root/debs/ &&
+	cp "$1"/dst-dkms_*.deb "$1"/dstadm_*.deb /root/debs/ &&
 		(cd /root/debs && apt-get install -y ./dst-dkms_*.deb ./dstadm_*.deb)
 }
-dkms_installed() { dkms status | grep -q "^dst/.*$(uname -r).*installed"; }
-modprobe_dst() { modprobe dst && [[ "$(modinfo -F filename dst)" == */updates/dkms/dst.ko* ]]; }
+deb_version() { dpkg-deb -f "$(ls "$1"/dstadm_*.deb)" Version; }
+dkms_installed() { dkms status | grep -q "^dst/$1.*$(uname -r).*installed"; }
+# The module's name is ours alone: modprobe loads our DKMS module and
+# nothing else (Debian's kernel has a bt8xx DVB driver named dst).
+modprobe_dst() {
+	local plan
+	# --show-depends: what it would insmod, also once it is loaded.
+	plan=$(modprobe --show-depends dst_storage) && echo "$plan" &&
+		[[ "$(tail -n1 <<<"$plan")" == "insmod /lib/modules/$(uname -r)/updates/dkms/dst_storage.ko"* ]] &&
+		! grep -q "bt8xx\|/dst.ko" <<<"$plan"
+}
 
 setup_conf() {
-	mkdir -p /var/lib/dst-pkgtest
-	truncate -s 64M /var/lib/dst-pkgtest/leg0.img /var/lib/dst-pkgtest/leg1.img
-	# The legs are loop devices: attach them before dst.service at boot.
+	mkdir -p /var/lib/dst-pkgtest /mnt/pm
+	truncate -s 64M /var/lib/dst-pkgtest/leg0.img /var/lib/dst-pkgtest/leg1.img \
+		/var/lib/dst-pkgtest/exp.img /var/lib/dst-pkgtest/lin0.img /var/lib/dst-pkgtest/lin1.img
+	# The disks are loop devices: attach them before dst.service at boot.
 	cat >/etc/systemd/system/dst-pkgtest-loops.service <<'UNIT'
 [Unit]
 Description=loop devices for the dst package test
@@ -83,6 +101,9 @@ Type=oneshot
 RemainAfterExit=yes
 ExecStart=/sbin/losetup /dev/loop0 /var/lib/dst-pkgtest/leg0.img
 ExecStart=/sbin/losetup /dev/loop1 /var/lib/dst-pkgtest/leg1.img
+ExecStart=/sbin/losetup /dev/loop2 /var/lib/dst-pkgtest/exp.img
+ExecStart=/sbin/losetup /dev/loop3 /var/lib/dst-pkgtest/lin0.img
+ExecStart=/sbin/losetup /dev/loop4 /var/lib/dst-pkgtest/lin1.img
 [Install]
 RequiredBy=dst.service
 UNIT
@@ -96,23 +117,107 @@ storage pm {
 	node local /dev/loop0
 	node local /dev/loop1
 }
+storage pl {
+	alg linear
+	node local /dev/loop3
+	node local /dev/loop4
+}
 export pmx {
-	device /dev/dst/pm
+	device /dev/loop2
 	listen 127.0.0.1:7900
 }
 CONF
 	dstadm check-config
 }
-export_listening() { dstadm status --json | jq -e '.exports[] | select(.name == "pmx")' >/dev/null; }
-write_data() {
-	dd if=/dev/urandom of=/var/lib/dst-pkgtest/data bs=1M count=16 status=none &&
-		dd if=/var/lib/dst-pkgtest/data of=/dev/dst/pm bs=1M oflag=direct status=none && sync
+# ext4 on the mirror, mounted from fstab as the docs say (_netdev).
+setup_fstab() {
+	mkfs.ext4 -q /dev/dst/pm &&
+		echo "/dev/dst/pm /mnt/pm ext4 _netdev 0 2" >>/etc/fstab &&
+		systemctl daemon-reload && mount /mnt/pm &&
+		dd if=/dev/urandom of=/mnt/pm/data bs=1M count=8 status=none &&
+		sync /mnt/pm/data && sha256sum /mnt/pm/data >/var/lib/dst-pkgtest/data.sha
 }
-data_back() {
-	local want
-	want=$(sha256sum </var/lib/dst-pkgtest/data | cut -c1-64)
-	[[ "$(leg_sha /dev/dst/pm)" == "$want" && "$(leg_sha /dev/loop0)" == "$want" &&
-		"$(leg_sha /dev/loop1)" == "$want" ]]
+export_listening() { dstadm status --json | jq -e '.exports[] | select(.name == "pmx")' >/dev/null; }
+storage_running() { [[ "$(dstadm status --json | jq -r --arg n "$1" '.storages[] | select(.name == $n) | .state')" == running ]]; }
+fs_back() {
+	mountpoint -q /mnt/pm && (cd /mnt/pm && sha256sum -c --quiet /var/lib/dst-pkgtest/data.sha) &&
+		(cd /mnt/pm && sha256sum -c --quiet /var/lib/dst-pkgtest/io.sha)
+}
+
+# Writes that run through the upgrade: files on the ext4 of the mirror,
+# fsync'd, and blocks through an import of the export; each loop stops
+# at its first error, or when told to.  They pause between rounds, to
+# leave the two CPUs of the guest to DKMS's build.
+IO=/var/lib/dst-pkgtest/io
+io_start() {
+	local dev
+	dev=$(dstadm import pmi --remote 127.0.0.1:7900 | grep -o '/dev/dst[0-9]*') || return 1
+	echo "$dev" >$IO.dev
+	dd if=/dev/urandom of=$IO.blocks bs=1M count=16 status=none
+	rm -f $IO.stop
+	(
+		i=0
+		until [[ -e $IO.stop ]]; do
+			dd if=/dev/urandom of=/mnt/pm/io.$((i % 4)) bs=64k count=16 conv=fsync status=none || exit 1
+			i=$((i + 1))
+			sleep 0.5
+		done
+		echo "$i" >$IO.fs-count
+	) &
+	echo $! >$IO.fs-pid
+	(
+		i=0
+		until [[ -e $IO.stop ]]; do
+			dd if=$IO.blocks of="$dev" bs=1M oflag=direct status=none || exit 1
+			i=$((i + 1))
+			sleep 0.5
+		done
+		echo "$i" >$IO.dev-count
+	) &
+	echo $! >$IO.dev-pid
+	sleep 5
+}
+io_ok() {
+	local rc=0 dev
+	touch $IO.stop
+	wait "$(cat $IO.fs-pid)" || rc=1
+	wait "$(cat $IO.dev-pid)" || rc=1
+	echo "writes: $(cat $IO.fs-count 2>/dev/null) file rounds, $(cat $IO.dev-count 2>/dev/null) device rounds, rc $rc"
+	((rc == 0)) || return 1
+	dev=$(cat $IO.dev)
+	(cd /mnt/pm && sync && sha256sum io.* >/var/lib/dst-pkgtest/io.sha)
+	[[ "$(dd if="$dev" bs=1M count=16 iflag=direct status=none | sha256sum)" == "$(sha256sum <$IO.blocks)" ]] &&
+		[[ "$(dd if=/dev/loop2 bs=1M count=16 iflag=direct status=none | sha256sum)" == "$(sha256sum <$IO.blocks)" ]] &&
+		dstadm delete pmi
+}
+upgrade() {
+	echo "--- upgrade from $(deb_version "$RESULTS/old") to $(deb_version "$SHARE/dist")"
+	install_debs "$SHARE/dist"
+}
+kept_running() {
+	systemctl is-active --quiet dst && storage_running pm && storage_running pl && export_listening &&
+		[[ "$(cat /sys/module/dst/version)" == "$(deb_version "$RESULTS/old")" ]]
+}
+new_module_built() {
+	dkms status
+	dkms_installed "$(deb_version "$SHARE/dist")" && ! dkms status | grep -q "^dst/$(deb_version "$RESULTS/old")" &&
+		[[ -z "$(find /lib/modules -path '*/updates/dkms/dst.ko*')" ]]
+}
+skew_said() { dstadm version 2>&1 | tee /dev/stderr | grep -q "note: the loaded dst module is $(deb_version "$RESULTS/old")"; }
+new_module_runs() {
+	[[ ! -e /sys/module/dst && "$(cat /sys/module/dst_storage/version)" == "$(deb_version "$SHARE/dist")" ]]
+}
+missing_disk_next_boot() {
+	sed -i '/loop4/d' /etc/systemd/system/dst-pkgtest-loops.service
+}
+linear_not_up() {
+	! systemctl is-active --quiet dst &&
+		journalctl -b -u dst --no-pager | tee /dev/stderr | grep -q "not up: pl" &&
+		! dstadm status --json | jq -e '.storages[] | select(.name == "pl")' >/dev/null
+}
+disk_back() {
+	losetup /dev/loop4 /var/lib/dst-pkgtest/lin1.img && systemctl restart dst &&
+		systemctl is-active --quiet dst && storage_running pl
 }
 cloud_kernel() {
 	local k
@@ -121,16 +226,17 @@ cloud_kernel() {
 		(cd /root/cloud && apt-get install -y ./*.deb) || return 1
 	k=$(find /lib/modules -mindepth 1 -maxdepth 1 -name "*-cloud-amd64" -printf "%f\n" | head -n1)
 	[[ -n "$k" ]] && dkms status | grep -q "^dst/.*$k.*installed" &&
-		[[ -f /lib/modules/$k/updates/dkms/dst.ko || -f /lib/modules/$k/updates/dkms/dst.ko.xz ]]
+		[[ -f /lib/modules/$k/updates/dkms/dst_storage.ko || -f /lib/modules/$k/updates/dkms/dst_storage.ko.xz ]]
 }
 purge() {
-	systemctl stop dst && systemctl disable dst-pkgtest-loops.service &&
+	umount /mnt/pm && sed -i '\|/dev/dst/pm|d' /etc/fstab &&
+		systemctl stop dst && systemctl disable dst-pkgtest-loops.service &&
 		apt-get purge -y dstadm dst-dkms
 }
 nothing_left() {
 	local left
-	left=$(find /lib/modules -path '*/updates/dkms/dst.ko*'; ls -d /usr/src/dst-* /var/lib/dkms/dst \
-		/etc/dst.conf /lib/systemd/system/dst.service /usr/sbin/dstadm 2>/dev/null)
+	left=$(find /lib/modules -path '*/updates/dkms/dst*.ko*'; ls -d /usr/src/dst-* /var/lib/dkms/dst \
+		/etc/dst.conf /etc/dst /lib/systemd/system/dst.service /usr/sbin/dstadm 2>/dev/null)
 	[[ -z "$left" ]] || { echo "left behind: $left"; return 1; }
 	! dpkg -l dstadm dst-dkms 2>/dev/null | grep -q '^[ir]'
 }
@@ -138,29 +244,45 @@ kernel_log_clean() { ! journalctl -k -b --no-pager | grep -E "$DST_BAD_KMSG"; }
 
 case "$stage" in
 1)
-	check apt-install install_debs || stop
-	check dkms-status dkms_installed
-	check modprobe modprobe_dst || stop
+	check apt-install-old install_debs "$RESULTS/old" || stop
+	check dkms-status-old dkms_installed "$(deb_version "$RESULTS/old")"
 	check dst-conf setup_conf || stop
 	check enable-now systemctl enable --now dst || stop
 	check mirror-in-sync wait_until 300 mirror_in_sync
-	check export-listening export_listening
-	check data-written write_data
+	check fstab-mount setup_fstab || stop
+	check io-start io_start || stop
+	check upgrade upgrade
+	check upgrade-kept-running kept_running
+	check upgrade-io io_ok
+	check new-module-built new_module_built
+	check version-skew-said skew_said
 	check kernel-log-1 kernel_log_clean
 	echo 2 >"$STATE"
 	;;
 2)
+	check new-module-runs new_module_runs
+	check modprobe-unique modprobe_dst
 	check service-active systemctl is-active --quiet dst || stop
 	check mirror-back wait_until 300 mirror_in_sync
 	check export-back export_listening
-	check data-back data_back
+	check fstab-data-back-1 fs_back
 	check started-clean test "$(dstadm status pm --json | jq -r '.storages[0].started')" = clean
+	check kernel-log-2 kernel_log_clean
+	missing_disk_next_boot
+	echo 3 >"$STATE"
+	;;
+3)
+	check missing-disk-linear-not-up linear_not_up
+	check missing-disk-rest-up wait_until 60 mirror_in_sync
+	check missing-disk-export-up export_listening
+	check fstab-data-back-2 fs_back
+	check disk-back-restart disk_back
 	check debian-tests "$SHARE/debian/tests/mirror-export"
 	check second-kernel cloud_kernel
-	check kernel-log-2 kernel_log_clean
+	check kernel-log-3 kernel_log_clean
 	check purge purge
 	check nothing-left nothing_left
-	echo 3 >"$STATE"
+	echo 4 >"$STATE"
 	;;
 demo)
 	# make demo: the packaged flow, each command shown with its output.
@@ -169,7 +291,7 @@ demo)
 		echo "# $*"
 		"$@"
 	}
-	install_debs >/dev/null 2>&1 || stop
+	install_debs "$SHARE/dist" >/dev/null 2>&1 || stop
 	echo "# apt install ./dst-dkms_*.deb ./dstadm_*.deb: done"
 	show dkms status
 	setup_conf >/dev/null || stop
