@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 #include <limits.h>
 #include <sys/socket.h>
 
@@ -20,6 +21,8 @@ enum {
 	EXIT_OK		= 0,
 	EXIT_FAIL	= 1,
 	EXIT_USAGE	= 2,
+	EXIT_DEGRADED	= 3,	/* status --check */
+	EXIT_FAILED	= 4,	/* status --check */
 };
 
 struct command {
@@ -77,11 +80,15 @@ struct create_opts {
 struct monitor_opts {
 	bool help;
 	bool json;
+	bool timestamps;		/* -t: each line starts with the time */
+	bool state;			/* -s: "exists" lines for what is there first */
+	const char *program;		/* -p: run for each event */
 };
 
 /* An event of the "events" group. */
 struct event_info {
-	const char *what;		/* "created", "node-down", ... */
+	const char *what;		/* "created", "node-down", ..., "exists" */
+	const char *state;		/* "exists": its state in words */
 	char name[DST_NAME_MAX];	/* the storage or export */
 	bool export;
 	bool has_node;
@@ -117,6 +124,8 @@ struct delete_opts {
 struct status_opts {
 	bool help;
 	bool json;
+	bool check;
+	const char *config;		/* --check: NULL, the default if there */
 	const char *name;
 };
 
@@ -213,8 +222,11 @@ int monitor_parse(int argc, char *argv[], struct monitor_opts *o);
 struct nlmsghdr;
 /* Fill @ev from a multicast message; -1 if it is none we know. */
 int event_parse(const struct nlmsghdr *nlh, struct event_info *ev);
-/* One line, text or JSON, flushed; -1 on a write error. */
-int event_print(FILE *f, const struct event_info *ev, bool json);
+/*
+ * One line, text or JSON, flushed, starting with the time @when (if not
+ * 0); -1 on a write error.
+ */
+int event_print(FILE *f, const struct event_info *ev, bool json, time_t when);
 int import_parse(int argc, char *argv[], struct import_opts *o);
 int export_parse(int argc, char *argv[], struct export_opts *o);
 /* The requests behind the commands, each reporting its own error. */
@@ -413,6 +425,15 @@ struct status_set {
 
 /* Print @set, or only the storage and export called @name if not NULL. */
 void status_print_text(FILE *f, const struct status_set *set, const char *name);
+
+struct dst_config;
+/*
+ * status --check: the problems of the storages of @set (or of @name) on
+ * @f, one per line, and of the storages and exports of @conf (if not
+ * NULL) that are not there; EXIT_OK, EXIT_DEGRADED or EXIT_FAILED.
+ */
+int health_check(FILE *f, const struct status_set *set,
+		 const struct dst_config *conf, const char *name);
 int status_print_json(FILE *f, const struct status_set *set, const char *name);
 void format_size(char *buf, size_t len, uint64_t bytes);
 

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dstadm: print the module's events as they happen.
+ * dstadm: print the module's events as they happen, optionally after the
+ * state of everything first, and run a program for each (as mdadm
+ * --monitor runs its PROGRAM).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include <json-c/json.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -24,6 +29,9 @@ static const char *const event_names[] = {
 
 static const struct option monitor_options[] = {
 	{ "json", no_argument, NULL, 'j' },
+	{ "timestamps", no_argument, NULL, 't' },
+	{ "state", no_argument, NULL, 's' },
+	{ "program", required_argument, NULL, 'p' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -35,10 +43,22 @@ int monitor_parse(int argc, char *argv[], struct monitor_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", monitor_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jtsp:h", monitor_options, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;
+			break;
+		case 't':
+			o->timestamps = true;
+			break;
+		case 's':
+			o->state = true;
+			break;
+		case 'p':
+			if (optarg[0] != '/')
+				return usage_error("monitor", "--program needs an absolute path, not '%s'",
+						   optarg);
+			o->program = optarg;
 			break;
 		case 'h':
 			o->help = true;
@@ -140,17 +160,25 @@ int event_parse(const struct nlmsghdr *nlh, struct event_info *ev)
 	return -1;
 }
 
-int event_print(FILE *f, const struct event_info *ev, bool json)
+int event_print(FILE *f, const struct event_info *ev, bool json, time_t when)
 {
 	struct json_object *o;
+	char stamp[40] = "";
+	struct tm tm;
 	const char *s;
 	int ret = -1;
 
+	if (when && localtime_r(&when, &tm))
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S%z", &tm);
 	if (!json) {
+		if (stamp[0])
+			fprintf(f, "%s ", stamp);
 		fprintf(f, "%s %s", ev->export ? "export" : "storage", ev->name);
 		if (ev->has_node)
 			fprintf(f, " node%u", ev->node);
 		fprintf(f, ": %s", ev->what);
+		if (ev->state)
+			fprintf(f, " %s", ev->state);
 		if (ev->has_bytes)
 			fprintf(f, " (%llu bytes resynced)",
 				(unsigned long long)ev->bytes);
@@ -159,11 +187,14 @@ int event_print(FILE *f, const struct event_info *ev, bool json)
 	}
 	o = json_object_new_object();
 	if (!o ||
+	    (stamp[0] && json_object_object_add(o, "time", json_object_new_string(stamp))) ||
 	    json_object_object_add(o, "event", json_object_new_string(ev->what)) ||
 	    json_object_object_add(o, ev->export ? "export" : "storage",
 				   json_object_new_string(ev->name)) ||
 	    (ev->has_node &&
 	     json_object_object_add(o, "node", json_object_new_int64(ev->node))) ||
+	    (ev->state &&
+	     json_object_object_add(o, "state", json_object_new_string(ev->state))) ||
 	    (ev->has_bytes &&
 	     json_object_object_add(o, "bytes", json_object_new_uint64(ev->bytes))))
 		goto out;
@@ -177,6 +208,120 @@ out:
 	return ret;
 }
 
+/*
+ * --program: PROGRAM EVENT NAME [NODE], with the event in the environment
+ * too; waited for, so that programs never pile up.  Its failure is said,
+ * and monitoring goes on.
+ */
+static void run_program(const char *program, const struct event_info *ev)
+{
+	char node[16] = "", bytes[24] = "";
+	int status;
+	pid_t pid;
+
+	if (ev->has_node)
+		snprintf(node, sizeof(node), "%u", ev->node);
+	if (ev->has_bytes)
+		snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)ev->bytes);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "%s: run %s: %s\n", PROG, program, strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		setenv("DST_EVENT", ev->what, 1);
+		setenv(ev->export ? "DST_EXPORT" : "DST_STORAGE", ev->name, 1);
+		if (node[0])
+			setenv("DST_NODE", node, 1);
+		if (bytes[0])
+			setenv("DST_BYTES", bytes, 1);
+		execl(program, program, ev->what, ev->name, node[0] ? node : NULL,
+		      (char *)NULL);
+		fprintf(stderr, "%s: run %s: %s\n", PROG, program, strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return;
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		fprintf(stderr, "%s: %s %s %s: exit status %d\n", PROG, program,
+			ev->what, ev->name, WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		fprintf(stderr, "%s: %s %s %s: killed by signal %d\n", PROG, program,
+			ev->what, ev->name, WTERMSIG(status));
+}
+
+static int emit(const struct monitor_opts *o, const struct event_info *ev)
+{
+	if (event_print(stdout, ev, o->json, o->timestamps ? time(NULL) : 0) < 0)
+		return -1;
+	if (o->program && strcmp(ev->what, "exists"))
+		run_program(o->program, ev);
+	return 0;
+}
+
+/*
+ * --state: an "exists" line for each storage, node and export, read on a
+ * socket of its own (the events queue meanwhile on the other).
+ */
+static int print_state(const struct monitor_opts *o)
+{
+	struct storage_list sl = { NULL, 0, 0 };
+	struct export_list el = { NULL, 0, 0 };
+	struct event_info ev;
+	struct dst_nl nl;
+	char state[64];
+	size_t i, j;
+	int ret = -1;
+
+	if (dst_nl_open(&nl) < 0)
+		return -1;
+	if (status_dump(&nl, DST_CMD_STORAGE_GET, storage_list_cb, &sl) < 0 ||
+	    status_dump(&nl, DST_CMD_EXPORT_GET, export_list_cb, &el) < 0)
+		goto out;
+	for (i = 0; i < sl.n; i++) {
+		const struct storage_info *si = &sl.v[i];
+
+		memset(&ev, 0, sizeof(ev));
+		ev.what = "exists";
+		strcpy(ev.name, si->name);
+		ev.state = storage_state_name(si->state);
+		if (emit(o, &ev) < 0)
+			goto write_error;
+		for (j = 0; j < si->nnodes; j++) {
+			const struct node_info *ni = &si->nodes[j];
+
+			snprintf(state, sizeof(state), "%s%s%s", node_state_name(ni->state),
+				 ni->has_sync ? " " : "",
+				 ni->has_sync ? sync_state_name(ni->sync) : "");
+			ev.has_node = true;
+			ev.node = ni->id;
+			ev.state = state;
+			if (emit(o, &ev) < 0)
+				goto write_error;
+		}
+	}
+	for (i = 0; i < el.n; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.what = "exists";
+		ev.export = true;
+		strcpy(ev.name, el.v[i].name);
+		ev.state = "listening";
+		if (emit(o, &ev) < 0)
+			goto write_error;
+	}
+	ret = 0;
+	goto out;
+write_error:
+	fprintf(stderr, "%s: write: %s\n", PROG, strerror(errno));
+out:
+	storage_list_free(&sl);
+	free(el.v);
+	dst_nl_close(&nl);
+	return ret;
+}
+
 static int monitor_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct monitor_opts *o = data;
@@ -185,7 +330,7 @@ static int monitor_cb(const struct nlmsghdr *nlh, void *data)
 	/* Events of a newer module that this dstadm does not know: skipped. */
 	if (event_parse(nlh, &ev) < 0)
 		return MNL_CB_OK;
-	return event_print(stdout, &ev, o->json) < 0 ? MNL_CB_ERROR : MNL_CB_OK;
+	return emit(o, &ev) < 0 ? MNL_CB_ERROR : MNL_CB_OK;
 }
 
 int cmd_monitor(int argc, char *argv[])
@@ -211,6 +356,9 @@ int cmd_monitor(int argc, char *argv[])
 			strerror(errno));
 		goto out;
 	}
+	/* Joined first: no event is lost between the state and the events. */
+	if (o.state && print_state(&o) < 0)
+		goto out;
 	for (;;) {
 		len = mnl_socket_recvfrom(nl.sock, nl.buf, sizeof(nl.buf));
 		if (len < 0) {

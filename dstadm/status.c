@@ -6,11 +6,13 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <json-c/json.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <linux/genetlink.h>
 
+#include "config.h"
 #include "dstadm.h"
 #include "nl.h"
 
@@ -611,6 +613,8 @@ out:
 
 static const struct option status_options[] = {
 	{ "json", no_argument, NULL, 'j' },
+	{ "check", no_argument, NULL, 'c' },
+	{ "config", required_argument, NULL, 'C' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -622,10 +626,16 @@ int status_parse(int argc, char *argv[], struct status_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", status_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jchC:", status_options, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;
+			break;
+		case 'c':
+			o->check = true;
+			break;
+		case 'C':
+			o->config = optarg;
 			break;
 		case 'h':
 			o->help = true;
@@ -639,6 +649,10 @@ int status_parse(int argc, char *argv[], struct status_opts *o)
 		return usage_error("status", "unexpected argument '%s'", argv[optind + 1]);
 	if (optind < argc)
 		o->name = argv[optind];
+	if (o->json && o->check)
+		return usage_error("status", "--json and --check do not go together");
+	if (o->config && !o->check)
+		return usage_error("status", "--config goes with --check");
 	return EXIT_OK;
 }
 
@@ -673,6 +687,30 @@ static bool set_has(const struct status_set *set, const char *name)
 	return false;
 }
 
+/*
+ * --check, with the configured storages and exports of --config, or of
+ * /etc/dst.conf if there is one.  A file that cannot be read is said, and
+ * the running ones are still checked.
+ */
+static int check(const struct status_set *set, const struct status_opts *o)
+{
+	const char *file = o->config ? o->config : DST_CONFIG_FILE;
+	struct dst_config c;
+	bool have = false;
+	int ret;
+
+	if (o->config || access(file, F_OK) == 0) {
+		have = config_load(file, &c, stderr) == 0;
+		if (!have)
+			fprintf(stderr, "%s: warning: %s not read: only what runs is checked\n",
+				PROG, file);
+	}
+	ret = health_check(stdout, set, have ? &c : NULL, o->name);
+	if (have)
+		config_free(&c);
+	return ret;
+}
+
 int cmd_status(int argc, char *argv[])
 {
 	struct storage_list l = { NULL, 0, 0 };
@@ -699,6 +737,10 @@ int cmd_status(int argc, char *argv[])
 		goto out;
 	}
 
+	if (o.check) {
+		ret = check(&set, &o);
+		goto out;
+	}
 	if (o.json) {
 		if (status_print_json(stdout, &set, o.name) < 0) {
 			fprintf(stderr, "%s: out of memory\n", PROG);

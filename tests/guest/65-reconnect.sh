@@ -7,7 +7,9 @@
 # and fails it after a longer one (no hang), and works again when the
 # export is back. A write held through a cut link is not left behind on
 # the cut connection to land late, and the export lets that connection go.
-# An export that came back smaller is refused.
+# An export that came back smaller is refused. status --check exits 0, 3
+# (degraded) and 4 (failed) as the nodes come and go, and monitor --state
+# --program lists what is there and runs the program for each event.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -35,6 +37,18 @@ sleep 1
 do_export leg2 /dev/ram2 127.0.0.1:7110
 make_storage m mirror --chunk-size 64K -- /dev/ram0 /dev/ram1 127.0.0.1:7110 -- --assume-clean
 M=$DEV
+expect_ok dstadm status --check m
+# What is there first, then each event, through a program as well.
+cat >/tmp/alert.sh <<'ALERT'
+#!/bin/sh
+echo "$# $* | $DST_EVENT $DST_STORAGE ${DST_NODE:--}" >>/tmp/alerts.txt
+ALERT
+chmod +x /tmp/alert.sh
+rm -f /tmp/alerts.txt
+dstadm monitor --state --timestamps --program /tmp/alert.sh >/tmp/events.txt &
+MON2=$!
+BG_PIDS+=("$MON2")
+wait_for 30 "monitor --state" grep -q "storage m node2: exists connected in-sync" /tmp/events.txt
 # Random reads and writes to one MiB in eight: few regions get dirty.
 timeout -k 5 300 fio --name=back --filename="$M" --direct=1 --ioengine=libaio \
 	--rw=randrw --bs=4k --iodepth=8 --time_based --runtime=30 --size=8M \
@@ -46,10 +60,14 @@ sleep 4
 undo_export leg2
 wait_for 60 "node2 out of sync" leg_is m 2 out-of-sync
 node_is m 2 dead || fail "node2 is $(leg_field m 2 state), not dead"
+expect_rc 3 dstadm status --check m
+out=$(dstadm status --check m) || true
+grep -q "^m: degraded: node2 (127.0.0.1:7110) out-of-sync" <<<"$out" || fail "status --check: $out"
 sleep 3
 do_export leg2 /dev/ram2 127.0.0.1:7110
 wait_for 60 "node2 reconnected" node_is m 2 connected
 wait_in_sync m 120
+expect_ok dstadm status --check m
 rc=0
 wait "$FIO" || rc=$?
 BG_PIDS=()
@@ -62,10 +80,16 @@ resynced=$(storage_field m resync_bytes)
 	fail "resync copied $resynced bytes: not only the dirty regions of 8 MiB"
 log "node2 came back; resync copied $resynced bytes of $((MIB << 20))"
 sleep 2
-kill "$MON"
-wait "$MON" || true
+kill "$MON" "$MON2"
+wait "$MON" "$MON2" || true
 BG_PIDS=()
-cat /tmp/events.json
+cat /tmp/events.json /tmp/events.txt /tmp/alerts.txt
+grep -q "^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9:]*[-+][0-9]\{4\} storage m node2: node-down$" /tmp/events.txt ||
+	fail "monitor --timestamps printed no timed node-down"
+[[ "$(grep -c ": exists" /tmp/events.txt)" == 4 ]] || fail "monitor --state: not m and its 3 legs"
+grep -q "^3 node-down m 2 | node-down m 2$" /tmp/alerts.txt || fail "the program did not get node-down"
+grep -q "^3 resync-done m 2 | resync-done m 2$" /tmp/alerts.txt || fail "the program did not get resync-done"
+! grep -q exists /tmp/alerts.txt || fail "the program ran for the state lines"
 events=$(jq -r 'select(.storage == "m" and .node == 2) | .event' /tmp/events.json | paste -sd' ')
 [[ "$events" == "node-down out-of-sync node-up resync-start resync-done" ]] ||
 	fail "events of node2: '$events'"
@@ -108,6 +132,7 @@ R=$DEV
 undo_export d3
 expect_fail bounded 60 dd if=/dev/urandom of="$R" bs=64K count=16 oflag=direct status=none
 node_is r4 0 dead || fail "r4 is $(node_field r4 state) after its dead timeout"
+expect_rc 4 dstadm status --check r4
 expect_fail bounded 60 dd if="$R" of=/dev/null bs=64K count=1 iflag=direct status=none
 do_export d3 /dev/ram3 127.0.0.1:7111
 wait_for 60 "r4 connected" field_is node_field r4 state connected

@@ -14,7 +14,9 @@
 #      storage is made missing for the next boot
 #   3: the linear storage is not up (not even in part) and dst.service
 #      says so, all the rest is up and mounted with its data (the second
-#      reboot); the disk back, a restart brings it up; debian/tests
+#      reboot), status --check exits 4 naming it; the disk back, a
+#      restart brings it up, status --check exits 0; dst-monitor.service
+#      logs the state; debian/tests
 #      (the autopkgtest) passes; a second kernel flavour (cloud-amd64)
 #      gets the module from DKMS; apt purge leaves nothing of dst behind
 # Results: PASS/FAIL lines in $RESULTS/results.txt, a log per stage.
@@ -215,9 +217,21 @@ linear_not_up() {
 		journalctl -b -u dst --no-pager | tee /dev/stderr | grep -q "not up: pl" &&
 		! dstadm status --json | jq -e '.storages[] | select(.name == "pl")' >/dev/null
 }
+# status --check, as a monitoring system runs it: its exit status.
+check_says() { # RC LINE
+	local out rc=0
+	out=$(dstadm status --check) || rc=$?
+	echo "$out (exit $rc)"
+	[[ "$rc" == "$1" ]] && grep -qx "$2" <<<"$out"
+}
 disk_back() {
 	losetup /dev/loop4 /var/lib/dst-pkgtest/lin1.img && systemctl restart dst &&
 		systemctl is-active --quiet dst && storage_running pl
+}
+# dst-monitor.service, enabled: the state of everything in the journal.
+monitor_unit() {
+	systemctl enable --now dst-monitor &&
+		wait_until 60 sh -c 'journalctl -b -u dst-monitor --no-pager | grep -q "storage pm node1: exists connected in-sync"'
 }
 cloud_kernel() {
 	local k
@@ -230,6 +244,7 @@ cloud_kernel() {
 }
 purge() {
 	umount /mnt/pm && sed -i '\|/dev/dst/pm|d' /etc/fstab &&
+		systemctl disable --now dst-monitor &&
 		systemctl stop dst && systemctl disable dst-pkgtest-loops.service &&
 		apt-get purge -y dstadm dst-dkms
 }
@@ -273,10 +288,13 @@ case "$stage" in
 	;;
 3)
 	check missing-disk-linear-not-up linear_not_up
+	check missing-disk-status-check check_says 4 "pl: failed: configured in /etc/dst.conf, not there"
 	check missing-disk-rest-up wait_until 60 mirror_in_sync
 	check missing-disk-export-up export_listening
 	check fstab-data-back-2 fs_back
 	check disk-back-restart disk_back
+	check status-check-ok check_says 0 "ok: 2 storage(s) healthy"
+	check monitor-service monitor_unit
 	check debian-tests "$SHARE/debian/tests/mirror-export"
 	check second-kernel cloud_kernel
 	check kernel-log-3 kernel_log_clean

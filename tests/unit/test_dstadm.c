@@ -1690,6 +1690,114 @@ static void sample_tree(struct storage_info *si, struct node_info *mn,
 	assert_int_equal(parse_addr("127.0.0.1:7000", &ei->addr, &ei->addr_len), 0);
 }
 
+/* status --check: its lines on a memory stream, its result in @rc. */
+static char *health(const struct storage_info *si, size_t n, const char *name, int *rc)
+{
+	const struct status_set set = { si, n, NULL, 0 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	assert_non_null(f);
+	*rc = health_check(f, &set, NULL, name);
+	fclose(f);
+	return out;
+}
+
+static void test_health_check(void **state)
+{
+	struct node_info mn[2], ln;
+	struct storage_info si[2];
+	struct export_info ei;
+	char *out;
+	int rc;
+
+	(void)state;
+	sample_tree(si, mn, &ln, &ei);
+	/* A leg resyncing: degraded. */
+	out = health(si, 2, NULL, &rc);
+	assert_string_equal(out,
+		"m: degraded: node3 (/dev/dst/l) resyncing, 4 of 16 regions to copy\n"
+		"1 problem(s), degraded\n");
+	assert_int_equal(rc, EXIT_DEGRADED);
+	free(out);
+	out = health(si, 2, "l", &rc);
+	assert_string_equal(out, "ok: 1 storage(s) healthy\n");
+	assert_int_equal(rc, EXIT_OK);
+	free(out);
+
+	mn[1].sync = DST_SYNC_IN_SYNC;
+	mn[1].dirty = 0;
+	out = health(si, 2, NULL, &rc);
+	assert_string_equal(out, "ok: 2 storage(s) healthy\n");
+	assert_int_equal(rc, EXIT_OK);
+	free(out);
+
+	/* A remote leg down, held or failing: degraded, the mirror serves. */
+	mn[0].type = DST_NODE_REMOTE;
+	mn[0].addr.ss_family = AF_INET;
+	mn[0].addr_len = sizeof(struct sockaddr_in);
+	((struct sockaddr_in *)&mn[0].addr)->sin_port = htons(7000);
+	((struct sockaddr_in *)&mn[0].addr)->sin_addr.s_addr = htonl(0x0a000002);
+	mn[0].state = DST_NODE_RECONNECTING;
+	out = health(si, 2, "m", &rc);
+	assert_string_equal(out, "m: degraded: node0 (10.0.0.2:7000) reconnecting\n"
+			    "1 problem(s), degraded\n");
+	assert_int_equal(rc, EXIT_DEGRADED);
+	free(out);
+
+	/* No leg in sync: failed. */
+	mn[0].state = DST_NODE_CONNECTED;
+	mn[0].sync = DST_SYNC_OUT_OF_SYNC;
+	mn[1].sync = DST_SYNC_OUT_OF_SYNC;
+	out = health(si, 2, "m", &rc);
+	assert_non_null(strstr(out, "m: failed: no leg in sync\n"));
+	assert_int_equal(rc, EXIT_FAILED);
+	free(out);
+
+	/* A linear storage with a node down, and a stopped storage: failed. */
+	ln.state = DST_NODE_DEAD;
+	out = health(si, 1, NULL, &rc);
+	assert_string_equal(out, "l: failed: node0 (/dev/ram2) dead\n1 problem(s), failed\n");
+	assert_int_equal(rc, EXIT_FAILED);
+	free(out);
+	out = health(sample, 1, NULL, &rc);
+	assert_string_equal(out, "r0: failed: stopped\n1 problem(s), failed\n");
+	assert_int_equal(rc, EXIT_FAILED);
+	free(out);
+
+	/* Configured and not there: failed, as mdadm's "missing". */
+	ln.state = DST_NODE_CONNECTED;
+	{
+		static const char conf[] =
+			"storage l {\n\talg linear\n\tnode local /dev/ram2\n}\n"
+			"storage gone {\n\talg linear\n\tnode local /dev/sdz\n}\n"
+			"export mx {\n\tdevice /dev/dst/l\n\tlisten 127.0.0.1:7000\n}\n"
+			"export gx {\n\tdevice /dev/dst/l\n\tlisten 127.0.0.1:7001\n}\n";
+		const struct status_set set = { si, 1, &ei, 1 };
+		struct dst_config c;
+		size_t len = 0;
+		FILE *f;
+
+		assert_int_equal(config_parse("t.conf", conf, sizeof(conf) - 1, &c, stderr), 0);
+		out = NULL;
+		f = open_memstream(&out, &len);
+		assert_int_equal(health_check(f, &set, &c, NULL), EXIT_FAILED);
+		fclose(f);
+		assert_string_equal(out, "gone: failed: configured in t.conf, not there\n"
+				    "export gx: failed: configured in t.conf, not there\n"
+				    "2 problem(s), failed\n");
+		free(out);
+		out = NULL;
+		f = open_memstream(&out, &len);
+		assert_int_equal(health_check(f, &set, &c, "l"), EXIT_OK);
+		fclose(f);
+		assert_string_equal(out, "ok: 1 storage(s) healthy\n");
+		free(out);
+		config_free(&c);
+	}
+}
+
 static void test_status_tree(void **state)
 {
 	struct json_object *root, *arr, *nodes, *o, *v;
@@ -2180,6 +2288,12 @@ static void test_events(void **state)
 	assert_int_equal(PARSE(monitor_parse, &mo, "monitor", "--json"), EXIT_OK);
 	assert_true(mo.json);
 	assert_int_equal(PARSE(monitor_parse, &mo, "monitor", "x"), EXIT_USAGE);
+	assert_int_equal(PARSE(monitor_parse, &mo, "monitor", "-t", "--state", "--program",
+			       "/usr/local/bin/alert"), EXIT_OK);
+	assert_true(mo.timestamps && mo.state && !mo.json);
+	assert_string_equal(mo.program, "/usr/local/bin/alert");
+	assert_int_equal(PARSE(monitor_parse, &mo, "monitor", "--program", "alert"), EXIT_USAGE);
+	assert_int_equal(PARSE(monitor_parse, &mo, "monitor", "--program"), EXIT_USAGE);
 
 	assert_int_equal(event_parse(event_msg(buf, DST_CMD_EVENT, DST_EVENT_NODE_DOWN,
 					       "m", 2, 0), &ev), 0);
@@ -2187,22 +2301,42 @@ static void test_events(void **state)
 	assert_string_equal(ev.name, "m");
 	assert_true(ev.has_node && ev.node == 2 && !ev.has_bytes && !ev.export);
 	f = open_memstream(&out, &len);
-	assert_int_equal(event_print(f, &ev, false), 0);
+	assert_int_equal(event_print(f, &ev, false, 0), 0);
 	assert_int_equal(event_parse(event_msg(buf, DST_CMD_EVENT, DST_EVENT_RESYNC_DONE,
 					       "m", 1, 1), &ev), 0);
-	assert_int_equal(event_print(f, &ev, true), 0);
+	assert_int_equal(event_print(f, &ev, true, 0), 0);
 	assert_int_equal(event_parse(event_msg(buf, DST_CMD_EXPORT_NEW, 0, "e0", -1, 0),
 				     &ev), 0);
-	assert_int_equal(event_print(f, &ev, false), 0);
+	assert_int_equal(event_print(f, &ev, false, 0), 0);
 	assert_int_equal(event_parse(event_msg(buf, DST_CMD_STORAGE_DEL, 0, "s", -1, 0),
 				     &ev), 0);
-	assert_int_equal(event_print(f, &ev, true), 0);
+	assert_int_equal(event_print(f, &ev, true, 0), 0);
 	fclose(f);
 	assert_string_equal(out,
 		"storage m node2: node-down\n"
 		"{\"event\":\"resync-done\",\"storage\":\"m\",\"node\":1,\"bytes\":12345}\n"
 		"export e0: created\n"
 		"{\"event\":\"deleted\",\"storage\":\"s\"}\n");
+	free(out);
+
+	/* With the time (here in UTC), and an "exists" line of --state. */
+	setenv("TZ", "UTC", 1);
+	tzset();
+	out = NULL;
+	f = open_memstream(&out, &len);
+	memset(&ev, 0, sizeof(ev));
+	ev.what = "exists";
+	strcpy(ev.name, "m");
+	ev.has_node = true;
+	ev.node = 1;
+	ev.state = "connected in-sync";
+	assert_int_equal(event_print(f, &ev, false, 1796439600), 0);
+	assert_int_equal(event_print(f, &ev, true, 1796439600), 0);
+	fclose(f);
+	assert_string_equal(out,
+		"2026-12-05T03:00:00+0000 storage m node1: exists connected in-sync\n"
+		"{\"time\":\"2026-12-05T03:00:00+0000\",\"event\":\"exists\",\"storage\":\"m\","
+		"\"node\":1,\"state\":\"connected in-sync\"}\n");
 	free(out);
 
 	/* Unknown type, missing parts, other commands: not an event we know. */
@@ -2269,6 +2403,7 @@ int main(void)
 		cmocka_unit_test(test_remove_parse),
 		cmocka_unit_test(test_mirror_info_parse),
 		cmocka_unit_test(test_status_tree),
+		cmocka_unit_test(test_health_check),
 		cmocka_unit_test(test_remote_args),
 		cmocka_unit_test(test_resync_options),
 		cmocka_unit_test(test_events),
