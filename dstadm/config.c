@@ -271,17 +271,17 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 			return conf_error(lx, &t, "expected an option of the remote node, found %s",
 					  tok_name(&t));
 		if (!strcmp(t.text, "timeout")) {
-			if (seconds_arg(lx, &t, "timeout", 1, DSTADM_MAX_TIMEOUT,
+			if (seconds_arg(lx, &t, "timeout", 1, DST_MAX_TIMEOUT,
 					&n->ra.timeout) < 0)
 				return -1;
 		} else if (!strcmp(t.text, "dead-timeout")) {
-			if (seconds_arg(lx, &t, "dead timeout", 0, DSTADM_MAX_TIMEOUT,
+			if (seconds_arg(lx, &t, "dead timeout", 0, DST_MAX_TIMEOUT,
 					&n->ra.dead_timeout) < 0)
 				return -1;
 			n->ra.has_dead_timeout = true;
 		} else if (!strcmp(t.text, "reconnect-max")) {
 			if (seconds_arg(lx, &t, "reconnect interval", 1,
-					DSTADM_MAX_RECONNECT, &n->ra.reconnect_max) < 0)
+					DST_MAX_RECONNECT, &n->ra.reconnect_max) < 0)
 				return -1;
 		} else if (!strcmp(t.text, "secret-file")) {
 			if (n->secret_file)

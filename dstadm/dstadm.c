@@ -221,12 +221,12 @@ int parse_seconds(const char *s, unsigned long min, unsigned long max,
 	return 0;
 }
 
-/* A request timeout: 1 to DSTADM_MAX_TIMEOUT seconds, in decimal. */
+/* A request timeout: 1 to DST_MAX_TIMEOUT seconds, in decimal. */
 int parse_timeout(const char *cmd, const char *s, uint32_t *timeout)
 {
-	if (parse_seconds(s, 1, DSTADM_MAX_TIMEOUT, timeout) < 0)
+	if (parse_seconds(s, 1, DST_MAX_TIMEOUT, timeout) < 0)
 		return usage_error(cmd, "invalid timeout '%s': seconds from 1 to %u",
-				   s, DSTADM_MAX_TIMEOUT);
+				   s, DST_MAX_TIMEOUT);
 	return EXIT_OK;
 }
 
@@ -237,15 +237,15 @@ int parse_remote_arg(const char *cmd, int c, const char *arg,
 	case 't':
 		return parse_timeout(cmd, arg, &ra->timeout);
 	case 'D':
-		if (parse_seconds(arg, 0, DSTADM_MAX_TIMEOUT, &ra->dead_timeout) < 0)
+		if (parse_seconds(arg, 0, DST_MAX_TIMEOUT, &ra->dead_timeout) < 0)
 			return usage_error(cmd, "invalid dead timeout '%s': seconds from 0 to %u",
-					   arg, DSTADM_MAX_TIMEOUT);
+					   arg, DST_MAX_TIMEOUT);
 		ra->has_dead_timeout = true;
 		return EXIT_OK;
 	case 'R':
-		if (parse_seconds(arg, 1, DSTADM_MAX_RECONNECT, &ra->reconnect_max) < 0)
+		if (parse_seconds(arg, 1, DST_MAX_RECONNECT, &ra->reconnect_max) < 0)
 			return usage_error(cmd, "invalid reconnect interval '%s': seconds from 1 to %u",
-					   arg, DSTADM_MAX_RECONNECT);
+					   arg, DST_MAX_RECONNECT);
 		return EXIT_OK;
 	case 'S':
 		if (!*arg)
@@ -268,7 +268,7 @@ bool name_valid(const char *s)
 		return false;
 	for (i = 0; i < n; i++)
 		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= 'A' && s[i] <= 'Z') &&
-		    !(s[i] >= '0' && s[i] <= '9') && !strchr("_.-", s[i]))
+		    !(s[i] >= '0' && s[i] <= '9') && !strchr(DST_NAME_PUNCT, s[i]))
 			return false;
 	return true;
 }

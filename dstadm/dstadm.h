@@ -135,11 +135,6 @@ struct name_opts {
 	const char *name;
 };
 
-/* Longest request and dead timeout (seconds) the module takes: a day. */
-#define DSTADM_MAX_TIMEOUT	86400
-/* Longest time between reconnects (seconds) the module takes: an hour. */
-#define DSTADM_MAX_RECONNECT	3600
-
 /* Options of a remote node; 0 or false where not given. */
 struct remote_args {
 	uint32_t timeout;		/* seconds a request may take */

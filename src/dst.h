@@ -25,10 +25,6 @@ struct dst_storage;
 struct dst_node;
 struct dst_remote;
 
-#define DST_DEFAULT_TIMEOUT	30	/* seconds, as nbd's */
-#define DST_DEFAULT_RECONNECT_MAX 30	/* seconds between reconnects, at most */
-#define DST_MAX_RECONNECT	3600
-#define DST_MAX_TIMEOUT		(24 * 3600)
 #define DST_MAX_REQUEST		SZ_1M	/* bytes per READ/WRITE */
 #define DST_MAX_SIZE		BIT_ULL(60)	/* bytes of a node or storage */
 #define DST_MAX_DEPTH		32	/* storages on storages, on this host */

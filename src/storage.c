@@ -33,11 +33,7 @@ void dst_storage_unlock(void)
 	mutex_unlock(&dst_storages_lock);
 }
 
-/*
- * A name is 1 to DST_NAME_MAX - 1 characters of [A-Za-z0-9_.-] and does not
- * start with '.' or '-', so that it is safe as a file name in sysfs and as
- * the /dev/dst/NAME link.
- */
+/* The rule of the uapi header: DST_NAME_MAX, DST_NAME_PUNCT. */
 bool dst_name_valid(const char *name)
 {
 	size_t len = strnlen(name, DST_NAME_MAX);
@@ -46,7 +42,7 @@ bool dst_name_valid(const char *name)
 	if (!len || len >= DST_NAME_MAX || name[0] == '.' || name[0] == '-')
 		return false;
 	for (i = 0; i < len; i++)
-		if (!isalnum(name[i]) && !strchr("_.-", name[i]))
+		if (!isalnum(name[i]) && !strchr(DST_NAME_PUNCT, name[i]))
 			return false;
 	return true;
 }

@@ -31,6 +31,17 @@
 #define DST_ALG_NAME_MAX	16
 /* Device paths of nodes and exports, including the NUL. */
 #define DST_PATH_MAX		128
+/*
+ * A storage or export name is 1 to DST_NAME_MAX - 1 characters, each a
+ * letter, a digit or one of DST_NAME_PUNCT, and starts with neither '.'
+ * nor '-': safe as a file name in sysfs and as the /dev/dst/NAME link.
+ */
+#define DST_NAME_PUNCT		"_.-"
+/* A remote node's request timeout and its longest time between reconnects. */
+#define DST_DEFAULT_TIMEOUT	30	/* seconds, as nbd's */
+#define DST_DEFAULT_RECONNECT_MAX 30	/* seconds */
+#define DST_MAX_TIMEOUT		86400	/* seconds: request and dead timeouts */
+#define DST_MAX_RECONNECT	3600	/* seconds */
 
 /*
  * Commands.  Every command needs CAP_NET_ADMIN.

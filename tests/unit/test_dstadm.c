@@ -617,9 +617,9 @@ static void test_parse_random_argv(void **state)
 					  (ao.type == DST_NODE_LOCAL && ao.path && *ao.path &&
 					   !ao.ra.timeout && !ao.ra.has_dead_timeout &&
 					   !ao.ra.reconnect_max))))));
-		assert_true(ao.ra.timeout <= DSTADM_MAX_TIMEOUT);
-		assert_true(ao.ra.dead_timeout <= DSTADM_MAX_TIMEOUT);
-		assert_true(ao.ra.reconnect_max <= DSTADM_MAX_RECONNECT);
+		assert_true(ao.ra.timeout <= DST_MAX_TIMEOUT);
+		assert_true(ao.ra.dead_timeout <= DST_MAX_TIMEOUT);
+		assert_true(ao.ra.reconnect_max <= DST_MAX_RECONNECT);
 		ret = import_parse(argc, argv, &io);
 		assert_true(ret == EXIT_USAGE ||
 			    (ret == EXIT_OK && (io.help || (io.name && io.remote && io.addr_len))));
