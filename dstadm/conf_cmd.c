@@ -26,46 +26,43 @@ struct conf_opts {
 	const char *name;
 };
 
-static const struct option conf_options[] = {
-	{ "config", required_argument, NULL, 'c' },
-	{ "dry-run", no_argument,      NULL, 'n' },
-	{ "help",   no_argument,       NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* CMD [-c FILE] [NAME] (check-config: [FILE]). */
+/*
+ * CMD [-c FILE] [NAME]; check-config [-c FILE | FILE]; dump and adjust
+ * take no NAME.  The options each takes are those of its table.
+ */
 static int conf_parse(const char *cmd, int argc, char *argv[],
 		      struct conf_opts *o, bool file_arg)
 {
+	bool named = !strcmp(cmd, "up") || !strcmp(cmd, "down");
+	bool file_given = false;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->file = DST_CONFIG_FILE;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, file_arg ? ":h" : ":c:nh", conf_options,
-				NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, cmd)) != -1) {
 		switch (c) {
 		case 'c':
-			if (file_arg)
-				return bad_option(cmd, c, argv);
 			o->file = optarg;
+			file_given = true;
 			break;
 		case 'n':
-			if (strcmp(cmd, "adjust"))
-				return bad_option(cmd, c, argv);
 			o->dry_run = true;
 			break;
 		case 'h':
 			o->help = true;
-			print_command_usage(stdout, find_command(cmd));
+			print_command_help(stdout, find_command(cmd));
 			return EXIT_OK;
 		default:
 			return bad_option(cmd, c, argv);
 		}
 	}
-	if (optind + 1 < argc)
-		return usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+	if (optind + 1 < argc || (optind < argc && !named && !file_arg))
+		return usage_error(cmd, "unexpected argument '%s'", argv[argc - 1]);
+	if (optind < argc && file_arg && file_given)
+		return usage_error(cmd, "the file given twice: '%s' and '%s'", o->file,
+				   argv[optind]);
 	if (optind < argc) {
 		if (file_arg)
 			o->file = argv[optind];
@@ -101,8 +98,6 @@ int cmd_dump(int argc, char *argv[])
 	ret = conf_parse("dump", argc, argv, &o, false);
 	if (ret || o.help)
 		return ret;
-	if (o.name)
-		return usage_error("dump", "unexpected argument '%s'", o.name);
 	if (config_load(o.file, &c, stderr) < 0)
 		return EXIT_FAIL;
 	config_dump(stdout, &c);
@@ -711,12 +706,6 @@ int cmd_adjust(int argc, char *argv[])
 	ret = conf_begin("adjust", argc, argv, &o, &c, &k, &order);
 	if (ret || o.help || o.nothing)
 		return ret;
-	if (o.name) {
-		kernel_state_free(&k);
-		free(order);
-		config_free(&c);
-		return usage_error("adjust", "unexpected argument '%s'", o.name);
-	}
 	for (i = 0; i < c.nstorages; i++) {
 		s = &c.storages[order[i]];
 		si = kernel_storage(&k, s->name);

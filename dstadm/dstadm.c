@@ -11,40 +11,125 @@
 #include <string.h>
 #include <strings.h>
 
+#include "config.h"
 #include "dstadm.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* The options of a remote node: add (remote), import. */
+#define REMOTE_OPTIONS \
+	{ "timeout", 't', "S", false, \
+	  "seconds a request may take (default " STR(DST_DEFAULT_TIMEOUT) ")" }, \
+	{ "dead-timeout", 'D', "S", false, \
+	  "seconds I/O is held while the node is down (default 0: it fails)" }, \
+	{ "reconnect-max", 'R', "S", false, \
+	  "most seconds between reconnects (default " STR(DST_DEFAULT_RECONNECT_MAX) ")" }, \
+	{ "secret-file", 'S', "PATH", false, "prove the shared secret in PATH (mode 0600)" }, \
+	{ "integrity", 'I', NULL, false, "CRC-32C over every message" }
+
+static const struct cmd_option no_options[] = {
+	{ NULL, 0, NULL, false, NULL },
+};
+
+static const struct cmd_option create_options[] = {
+	{ "alg", 'a', "linear|mirror", true, "how the nodes make the storage" },
+	{ "chunk-size", 'c', "SIZE", false,
+	  "mirror: size of a region, the unit of resync (default 1M)" },
+	{ "resync-min", 'm', "RATE", false, "mirror: resync bytes/s kept under load" },
+	{ "resync-max", 'M', "RATE", false, "mirror: resync bytes/s at most" },
+	{ "bitmap", 'b', "PATH", false, "mirror: write-intent bitmap file or device" },
+	{ NULL, 0, NULL, false, NULL },
+};
+
+static const struct cmd_option add_options[] = {
+	REMOTE_OPTIONS,
+	{ NULL, 0, NULL, false, NULL },
+};
+
+static const struct cmd_option start_options[] = {
+	{ "assume-clean", 'A', NULL, false, "mirror: the legs are identical, no resync" },
+	{ NULL, 0, NULL, false, NULL },
+};
+
+static const struct cmd_option wait_options[] = {
+	{ "timeout", 't', "SECONDS", false, "give up after SECONDS (exit 1)" },
+	{ NULL, 0, NULL, false, NULL },
+};
+
+static const struct cmd_option import_options[] = {
+	{ "remote", 'r', "ADDR:PORT", true, "the export to import" },
+	REMOTE_OPTIONS,
+	{ NULL, 0, NULL, false, NULL },
+};
+
+static const struct cmd_option export_options[] = {
+	{ "device", 'd', "PATH", true, "the block device to serve" },
+	{ "listen", 'l', "ADDR:PORT", true, "where to listen" },
+	{ "read-only", 'r', NULL, false, "serve it read only" },
+	{ "allow", 'a', "PREFIX[,ro]", false,
+	  "clients that may connect, repeated (default: loopback only)" },
+	{ "secret-file", 'S', "PATH", false, "clients must prove the secret in PATH" },
+	{ "integrity", 'I', NULL, false, "clients must use CRC-32C" },
+	{ NULL, 0, NULL, false, NULL },
+};
+
+static const struct cmd_option status_options[] = {
+	{ "json", 'j', NULL, false, "as JSON" },
+	{ "check", OPT_CHECK, NULL, false,
+	  "only the problems; exit 0 well, 3 degraded, 4 failed" },
+	{ "config", 'c', "FILE", false, "--check: the configuration (default " DST_CONFIG_FILE ")" },
+	{ NULL, 0, NULL, false, NULL },
+};
+
+static const struct cmd_option config_options[] = {
+	{ "config", 'c', "FILE", false, "the configuration file (default " DST_CONFIG_FILE ")" },
+	{ NULL, 0, NULL, false, NULL },
+};
+
+static const struct cmd_option adjust_options[] = {
+	{ "config", 'c', "FILE", false, "the configuration file (default " DST_CONFIG_FILE ")" },
+	{ "dry-run", 'n', NULL, false, "print the changes, make none" },
+	{ NULL, 0, NULL, false, NULL },
+};
+
+static const struct cmd_option monitor_options[] = {
+	{ "json", 'j', NULL, false, "each event as a JSON object" },
+	{ "timestamps", 't', NULL, false, "each line starts with the time" },
+	{ "state", 's', NULL, false, "first an \"exists\" line for everything there" },
+	{ "program", 'p', "PATH", false, "run PATH EVENT NAME [NODE] for each event" },
+	{ NULL, 0, NULL, false, NULL },
+};
+
 const struct command dstadm_commands[] = {
-	{ "create",  cmd_create,  "NAME --alg linear|mirror [--chunk-size SIZE] [--resync-min RATE] [--resync-max RATE] [--bitmap PATH]",
-	  "create a storage" },
-	{ "delete",  cmd_delete,  "NAME",		"delete a storage" },
-	{ "add",     cmd_add,     "NAME remote ADDR:PORT [--timeout S] [--dead-timeout S] [--reconnect-max S] | NAME local PATH",
+	{ "create", cmd_create, "NAME", create_options, "create a storage" },
+	{ "delete", cmd_delete, "NAME", no_options, "delete a storage" },
+	{ "add", cmd_add, "NAME remote ADDR:PORT | NAME local PATH", add_options,
 	  "add a node to a storage; prints its name" },
-	{ "remove",  cmd_remove,  "NAME NODE",		"remove a node from a storage" },
-	{ "start",   cmd_start,   "NAME [--assume-clean]",
-	  "start a storage: make its /dev/dstN" },
-	{ "stop",    cmd_stop,    "NAME",		"stop a storage: remove its /dev/dstN" },
-	{ "wait",    cmd_wait,    "NAME [--timeout SECONDS]",
+	{ "remove", cmd_remove, "NAME NODE", no_options, "remove a node from a storage" },
+	{ "start", cmd_start, "NAME", start_options, "start a storage: make its /dev/dstN" },
+	{ "stop", cmd_stop, "NAME", no_options, "stop a storage: remove its /dev/dstN" },
+	{ "wait", cmd_wait, "NAME", wait_options,
 	  "wait until every leg of a mirror is in sync, showing progress" },
-	{ "import",  cmd_import,  "NAME --remote ADDR:PORT [--timeout S] [--dead-timeout S] [--reconnect-max S]",
+	{ "import", cmd_import, "NAME", import_options,
 	  "make a remote export a local disk (create, add, start)" },
-	{ "export",  cmd_export,  "NAME --device PATH --listen ADDR:PORT [--read-only]",
-	  "serve a block device over the network" },
-	{ "unexport", cmd_unexport, "NAME",		"stop serving an export" },
-	{ "status",  cmd_status,  "[NAME] [--json | --check [--config FILE]]",
+	{ "export", cmd_export, "NAME", export_options, "serve a block device over the network" },
+	{ "unexport", cmd_unexport, "NAME", no_options, "stop serving an export" },
+	{ "status", cmd_status, "[NAME]", status_options,
 	  "show storages, their nodes, and exports" },
-	{ "up",      cmd_up,      "[NAME] [--config FILE]",
+	{ "up", cmd_up, "[NAME]", config_options,
 	  "create and start the configured storages and exports (all, or NAME and what it needs)" },
-	{ "down",    cmd_down,    "[NAME] [--config FILE]",
+	{ "down", cmd_down, "[NAME]", config_options,
 	  "unexport and delete the configured exports and storages (all, or NAME and its exports)" },
-	{ "check-config", cmd_check_config, "[FILE]",
-	  "check a configuration file (default /etc/dst.conf)" },
-	{ "dump",    cmd_dump,    "[--config FILE]",	"print the configuration as dstadm reads it" },
-	{ "adjust",  cmd_adjust,  "[--dry-run] [--config FILE]",
+	{ "check-config", cmd_check_config, "[FILE]", config_options,
+	  "check a configuration file (default " DST_CONFIG_FILE ")" },
+	{ "dump", cmd_dump, "", config_options, "print the configuration as dstadm reads it" },
+	{ "adjust", cmd_adjust, "", adjust_options,
 	  "change what runs to match the configuration, printing each change" },
-	{ "monitor", cmd_monitor, "[--json] [--timestamps] [--state] [--program PATH]",
-	  "print events as they happen" },
-	{ "version", cmd_version, "",			"show the versions of dstadm and of the dst module" },
-	{ "help",    cmd_help,    "[COMMAND]",		"show help for all or one command" },
+	{ "monitor", cmd_monitor, "", monitor_options, "print events as they happen" },
+	{ "version", cmd_version, "", no_options,
+	  "show the versions of dstadm and of the dst module" },
+	{ "help", cmd_help, "[COMMAND]", no_options, "show help for all or one command" },
 };
 const size_t dstadm_ncommands = sizeof(dstadm_commands) / sizeof(dstadm_commands[0]);
 
@@ -60,8 +145,82 @@ const struct command *find_command(const char *name)
 
 void print_command_usage(FILE *f, const struct command *c)
 {
-	fprintf(f, "Usage: %s %s%s%s\n", PROG, c->name, *c->args ? " " : "",
-		c->args);
+	const struct cmd_option *o;
+
+	fprintf(f, "Usage: %s %s%s%s", PROG, c->name, *c->args ? " " : "", c->args);
+	for (o = c->options; o->name; o++)
+		fprintf(f, " %s--%s%s%s%s", o->required ? "" : "[", o->name,
+			o->arg ? " " : "", o->arg ? o->arg : "", o->required ? "" : "]");
+	fputc('\n', f);
+}
+
+/* "-a, --alg linear|mirror" of @o in @buf. */
+static void option_words(char *buf, size_t len, const struct cmd_option *o)
+{
+	if (o->val < OPT_LONG_ONLY)
+		snprintf(buf, len, "-%c, --%s%s%s", o->val, o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+	else
+		snprintf(buf, len, "    --%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+}
+
+void print_command_help(FILE *f, const struct command *c)
+{
+	static const struct cmd_option help = { "help", 'h', NULL, false, "show this help" };
+	const struct cmd_option *o;
+	char words[64];
+	int width = 0, n;
+
+	print_command_usage(f, c);
+	fprintf(f, "%c%s.\n\nOptions:\n", toupper((unsigned char)c->summary[0]),
+		c->summary + 1);
+	for (o = c->options; ; o++) {
+		option_words(words, sizeof(words), o->name ? o : &help);
+		n = strlen(words);
+		if (n > width)
+			width = n;
+		if (!o->name)
+			break;
+	}
+	for (o = c->options; ; o++) {
+		option_words(words, sizeof(words), o->name ? o : &help);
+		fprintf(f, "  %-*s  %s\n", width, words, o->name ? o->help : help.help);
+		if (!o->name)
+			break;
+	}
+}
+
+/* Options of one command at most, and the short ones with ':' and -h. */
+#define CMD_MAX_OPTIONS 16
+
+int cmd_getopt(int argc, char *argv[], const char *cmd)
+{
+	static struct option longopts[CMD_MAX_OPTIONS + 2];
+	static char shortopts[3 * CMD_MAX_OPTIONS + 4];
+	static const struct command *built;
+	const struct command *c = find_command(cmd);
+	const struct cmd_option *o;
+	size_t n = 0, k = 0;
+
+	if (c != built) {
+		shortopts[k++] = ':';
+		for (o = c->options; o->name && n < CMD_MAX_OPTIONS; o++, n++) {
+			longopts[n] = (struct option){ o->name,
+				o->arg ? required_argument : no_argument, NULL, o->val };
+			if (o->val >= OPT_LONG_ONLY)
+				continue;
+			shortopts[k++] = o->val;
+			if (o->arg)
+				shortopts[k++] = ':';
+		}
+		longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+		longopts[n] = (struct option){ NULL, 0, NULL, 0 };
+		shortopts[k++] = 'h';
+		shortopts[k] = '\0';
+		built = c;
+	}
+	return getopt_long(argc, argv, shortopts, longopts, NULL);
 }
 
 /* Report bad usage of @cmd and return EXIT_USAGE. */
@@ -86,7 +245,7 @@ static void print_usage(FILE *f)
 
 	fprintf(f, "Usage: %s COMMAND [ARGS...]\n\nCommands:\n", PROG);
 	for (i = 0; i < dstadm_ncommands; i++)
-		fprintf(f, "  %-9s %s\n", dstadm_commands[i].name,
+		fprintf(f, "  %-12s  %s\n", dstadm_commands[i].name,
 			dstadm_commands[i].summary);
 	fprintf(f, "\nRun '%s help COMMAND' for the arguments of a command.\n",
 		PROG);
@@ -102,11 +261,13 @@ int cmd_help(int argc, char *argv[])
 		print_usage(stdout);
 		return EXIT_OK;
 	}
-	c = find_command(argv[1]);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+		c = find_command("help");
+	else
+		c = find_command(argv[1]);
 	if (!c)
 		return usage_error("help", "unknown command '%s'", argv[1]);
-	print_command_usage(stdout, c);
-	printf("%s.\n", c->summary);
+	print_command_help(stdout, c);
 	return EXIT_OK;
 }
 
@@ -171,11 +332,6 @@ int bad_option(const char *cmd, int c, char *argv[])
 	return usage_error(cmd, "unknown option '%s'", opt);
 }
 
-static const struct option name_options[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 /*
  * The arguments of a command that takes only the name of a @what: set
  * *@name, or *@help after printing the usage.  EXIT_OK or EXIT_USAGE.
@@ -189,11 +345,11 @@ int name_parse(const char *cmd, const char *what, int argc, char *argv[],
 	*name = NULL;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", name_options, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, cmd)) != -1) {
 		if (c != 'h')
 			return bad_option(cmd, c, argv);
 		*help = true;
-		print_command_usage(stdout, find_command(cmd));
+		print_command_help(stdout, find_command(cmd));
 		return EXIT_OK;
 	}
 	if (optind >= argc)

@@ -25,10 +25,31 @@ enum {
 	EXIT_FAILED	= 4,	/* status --check */
 };
 
+/*
+ * An option of a command.  The tables of dstadm.c are the one source of
+ * the commands' parsers (cmd_getopt()), their usage lines and --help, and
+ * through "dstadm help COMMAND" of the bash completion and of the host
+ * test that checks dstadm(8).  @val is the option's short form, a letter,
+ * or from OPT_LONG_ONLY up for an option with none.
+ */
+struct cmd_option {
+	const char *name;
+	int val;
+	const char *arg;		/* its argument, NULL: takes none */
+	bool required;
+	const char *help;
+};
+
+enum {
+	OPT_LONG_ONLY = 256,
+	OPT_CHECK = OPT_LONG_ONLY,	/* status --check */
+};
+
 struct command {
 	const char *name;
 	int (*run)(int argc, char *argv[]);
-	const char *args;
+	const char *args;		/* the arguments that are not options */
+	const struct cmd_option *options; /* up to { NULL }; -h, --help implied */
 	const char *summary;
 };
 
@@ -39,7 +60,16 @@ int dstadm_main(int argc, char *argv[]);
 const struct command *find_command(const char *name);
 int usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The usage line of @c, from its table. */
 void print_command_usage(FILE *f, const struct command *c);
+/* -h, --help and "help COMMAND": the usage line, what it does, its options. */
+void print_command_help(FILE *f, const struct command *c);
+/*
+ * getopt_long() over the options of the command @cmd and -h/--help:
+ * returns the val of the next option ('h' for help), ':' or '?' as
+ * getopt_long() does, -1 at the end.  The caller resets optind.
+ */
+int cmd_getopt(int argc, char *argv[], const char *cmd);
 
 /* One command per subcommand family file. */
 int cmd_create(int argc, char *argv[]);
@@ -244,12 +274,6 @@ int parse_seconds(const char *s, unsigned long min, unsigned long max,
  */
 int parse_remote_arg(const char *cmd, int c, const char *arg,
 		     struct remote_args *ra);
-#define REMOTE_OPTIONS \
-	{ "timeout",       required_argument, NULL, 't' }, \
-	{ "dead-timeout",  required_argument, NULL, 'D' }, \
-	{ "reconnect-max", required_argument, NULL, 'R' }, \
-	{ "secret-file",   required_argument, NULL, 'S' }, \
-	{ "integrity",     no_argument,       NULL, 'I' }
 /*
  * A size in bytes: decimal digits with an optional binary suffix K, M, G,
  * T (or KiB, MiB, ...; any case).  0, or -1 if malformed or over 2^64-1.

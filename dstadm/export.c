@@ -10,17 +10,6 @@
 #include "dstadm.h"
 #include "nl.h"
 
-static const struct option export_options[] = {
-	{ "device",    required_argument, NULL, 'd' },
-	{ "listen",    required_argument, NULL, 'l' },
-	{ "read-only", no_argument,       NULL, 'r' },
-	{ "allow",     required_argument, NULL, 'a' },
-	{ "secret-file", required_argument, NULL, 'S' },
-	{ "integrity", no_argument,       NULL, 'I' },
-	{ "help",      no_argument,       NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 /* --allow ADDR[/LEN][,ro] */
 static int allow_arg(const char *arg, struct allow_list *l)
 {
@@ -54,7 +43,7 @@ int export_parse(int argc, char *argv[], struct export_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:l:rh", export_options, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "export")) != -1) {
 		switch (c) {
 		case 'd':
 			o->device = optarg;
@@ -80,7 +69,7 @@ int export_parse(int argc, char *argv[], struct export_opts *o)
 			break;
 		case 'h':
 			o->help = true;
-			print_command_usage(stdout, find_command("export"));
+			print_command_help(stdout, find_command("export"));
 			return EXIT_OK;
 		default:
 			return bad_option("export", c, argv);

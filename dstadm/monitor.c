@@ -27,15 +27,6 @@ static const char *const event_names[] = {
 	[DST_EVENT_RESYNC_ABORT] = "resync-abort",
 };
 
-static const struct option monitor_options[] = {
-	{ "json", no_argument, NULL, 'j' },
-	{ "timestamps", no_argument, NULL, 't' },
-	{ "state", no_argument, NULL, 's' },
-	{ "program", required_argument, NULL, 'p' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 int monitor_parse(int argc, char *argv[], struct monitor_opts *o)
 {
 	int c;
@@ -43,7 +34,7 @@ int monitor_parse(int argc, char *argv[], struct monitor_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jtsp:h", monitor_options, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "monitor")) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;
@@ -62,7 +53,7 @@ int monitor_parse(int argc, char *argv[], struct monitor_opts *o)
 			break;
 		case 'h':
 			o->help = true;
-			print_command_usage(stdout, find_command("monitor"));
+			print_command_help(stdout, find_command("monitor"));
 			return EXIT_OK;
 		default:
 			return bad_option("monitor", c, argv);

@@ -10,12 +10,6 @@
 #include "dstadm.h"
 #include "nl.h"
 
-static const struct option add_options[] = {
-	REMOTE_OPTIONS,
-	{ "help",    no_argument,       NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 int add_parse(int argc, char *argv[], struct add_opts *o)
 {
 	bool remote_opt = false;
@@ -25,7 +19,7 @@ int add_parse(int argc, char *argv[], struct add_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:h", add_options, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "add")) != -1) {
 		switch (c) {
 		case 't':
 		case 'D':
@@ -39,7 +33,7 @@ int add_parse(int argc, char *argv[], struct add_opts *o)
 			break;
 		case 'h':
 			o->help = true;
-			print_command_usage(stdout, find_command("add"));
+			print_command_help(stdout, find_command("add"));
 			return EXIT_OK;
 		default:
 			return bad_option("add", c, argv);
@@ -142,11 +136,6 @@ int cmd_add(int argc, char *argv[])
 	return ret;
 }
 
-static const struct option remove_options[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 int remove_parse(int argc, char *argv[], struct remove_opts *o)
 {
 	int c;
@@ -154,11 +143,11 @@ int remove_parse(int argc, char *argv[], struct remove_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", remove_options, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "remove")) != -1) {
 		if (c != 'h')
 			return bad_option("remove", c, argv);
 		o->help = true;
-		print_command_usage(stdout, find_command("remove"));
+		print_command_help(stdout, find_command("remove"));
 		return EXIT_OK;
 	}
 	if (optind >= argc)

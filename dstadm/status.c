@@ -611,14 +611,6 @@ out:
 	return out ? 0 : -1;
 }
 
-static const struct option status_options[] = {
-	{ "json", no_argument, NULL, 'j' },
-	{ "check", no_argument, NULL, 'c' },
-	{ "config", required_argument, NULL, 'C' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 int status_parse(int argc, char *argv[], struct status_opts *o)
 {
 	int c;
@@ -626,20 +618,20 @@ int status_parse(int argc, char *argv[], struct status_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jchC:", status_options, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "status")) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;
 			break;
-		case 'c':
+		case OPT_CHECK:
 			o->check = true;
 			break;
-		case 'C':
+		case 'c':
 			o->config = optarg;
 			break;
 		case 'h':
 			o->help = true;
-			print_command_usage(stdout, find_command("status"));
+			print_command_help(stdout, find_command("status"));
 			return EXIT_OK;
 		default:
 			return bad_option("status", c, argv);

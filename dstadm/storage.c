@@ -13,16 +13,6 @@
 #include "dstadm.h"
 #include "nl.h"
 
-static const struct option create_options[] = {
-	{ "alg",        required_argument, NULL, 'a' },
-	{ "chunk-size", required_argument, NULL, 'c' },
-	{ "resync-min", required_argument, NULL, 'm' },
-	{ "resync-max", required_argument, NULL, 'M' },
-	{ "bitmap",     required_argument, NULL, 'b' },
-	{ "help",       no_argument,       NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 /* A resync speed: bytes per second with a suffix, at least 1K; in KiB/s. */
 static int parse_rate(const char *opt, const char *s, uint32_t *kibs)
 {
@@ -82,7 +72,7 @@ int create_parse(int argc, char *argv[], struct create_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":a:c:h", create_options, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "create")) != -1) {
 		switch (c) {
 		case 'a':
 			o->alg = optarg;
@@ -107,7 +97,7 @@ int create_parse(int argc, char *argv[], struct create_opts *o)
 			break;
 		case 'h':
 			o->help = true;
-			print_command_usage(stdout, find_command("create"));
+			print_command_help(stdout, find_command("create"));
 			return EXIT_OK;
 		default:
 			return bad_option("create", c, argv);
@@ -183,12 +173,6 @@ int cmd_delete(int argc, char *argv[])
 	return storage_request(DST_CMD_STORAGE_DEL, o.name, NULL);
 }
 
-static const struct option start_options[] = {
-	{ "assume-clean", no_argument, NULL, 'A' },
-	{ "help",         no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 int start_parse(int argc, char *argv[], struct start_opts *o)
 {
 	int c;
@@ -196,14 +180,14 @@ int start_parse(int argc, char *argv[], struct start_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", start_options, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "start")) != -1) {
 		switch (c) {
 		case 'A':
 			o->assume_clean = true;
 			break;
 		case 'h':
 			o->help = true;
-			print_command_usage(stdout, find_command("start"));
+			print_command_help(stdout, find_command("start"));
 			return EXIT_OK;
 		default:
 			return bad_option("start", c, argv);
@@ -247,13 +231,6 @@ int cmd_stop(int argc, char *argv[])
 	return storage_request(DST_CMD_STORAGE_STOP, o.name, NULL);
 }
 
-static const struct option import_options[] = {
-	{ "remote",  required_argument, NULL, 'r' },
-	REMOTE_OPTIONS,
-	{ "help",    no_argument,       NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 int import_parse(int argc, char *argv[], struct import_opts *o)
 {
 	int c, ret;
@@ -261,7 +238,7 @@ int import_parse(int argc, char *argv[], struct import_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":r:t:h", import_options, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "import")) != -1) {
 		switch (c) {
 		case 'r':
 			o->remote = optarg;
@@ -277,7 +254,7 @@ int import_parse(int argc, char *argv[], struct import_opts *o)
 			break;
 		case 'h':
 			o->help = true;
-			print_command_usage(stdout, find_command("import"));
+			print_command_help(stdout, find_command("import"));
 			return EXIT_OK;
 		default:
 			return bad_option("import", c, argv);

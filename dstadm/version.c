@@ -87,7 +87,7 @@ int cmd_version(int argc, char *argv[])
 	int ret = EXIT_FAIL;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		print_command_usage(stdout, find_command("version"));
+		print_command_help(stdout, find_command("version"));
 		return EXIT_OK;
 	}
 	if (argc > 1)

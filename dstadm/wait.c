@@ -16,12 +16,6 @@
 #define WAIT_POLL_MS	500
 #define WAIT_BAR	30
 
-static const struct option wait_options[] = {
-	{ "timeout", required_argument, NULL, 't' },
-	{ "help",    no_argument,       NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 int wait_parse(int argc, char *argv[], struct wait_opts *o)
 {
 	int c, ret;
@@ -29,7 +23,7 @@ int wait_parse(int argc, char *argv[], struct wait_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:h", wait_options, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "wait")) != -1) {
 		switch (c) {
 		case 't':
 			ret = parse_timeout("wait", optarg, &o->timeout);
@@ -38,7 +32,7 @@ int wait_parse(int argc, char *argv[], struct wait_opts *o)
 			break;
 		case 'h':
 			o->help = true;
-			print_command_usage(stdout, find_command("wait"));
+			print_command_help(stdout, find_command("wait"));
 			return EXIT_OK;
 		default:
 			return bad_option("wait", c, argv);

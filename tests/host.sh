@@ -84,7 +84,7 @@ man_renders() {
 	done
 }
 
-# Every command of dstadm's table is documented in dstadm(8) and completed.
+# Every command of dstadm's table is documented in dstadm(8).
 commands_documented() {
 	local cmds c m rc=0
 	cmds=$("$ROOT/dstadm/dstadm" help | awk '/^Commands:/ { on = 1; next } on && !NF { exit } on { print $1 }')
@@ -95,9 +95,44 @@ commands_documented() {
 		grep -q "^\.BI\? \"\?$m\b" "$ROOT/man/dstadm.8" ||
 			grep -q "^\.BR \"$m " "$ROOT/man/dstadm.8" ||
 			{ echo "$c missing in man/dstadm.8"; rc=1; }
-		grep -q "commands=\".*\b$c\b" "$ROOT/completions/dstadm" ||
-			{ echo "$c missing in completions/dstadm"; rc=1; }
 	done
+	return $rc
+}
+
+# The bash completion, run as bash-completion runs it, offers what
+# dstadm's tables hold: "dstadm WORDS" completes to the words expected.
+completes() { # EXPECTED WORDS...
+	local want=$1 got
+	shift
+	got=$(PATH=$ROOT/dstadm:$PATH bash -c '
+		source /usr/share/bash-completion/bash_completion
+		source "$1"
+		shift
+		COMP_WORDS=(dstadm "$@")
+		COMP_CWORD=$#
+		COMP_LINE="dstadm $*"
+		COMP_POINT=${#COMP_LINE}
+		_dstadm
+		printf "%s\n" "${COMPREPLY[@]}" | sort | xargs' _ "$ROOT/completions/dstadm" "$@")
+	[[ "$got" == "$want" ]] || { echo "dstadm $* <TAB>: '$got', not '$want'"; return 1; }
+}
+
+completion() {
+	local rc=0
+	printf 'storage s1 {\n\talg linear\n\tnode local /dev/sdb\n}\nexport x1 {\n\tdevice /dev/dst/s1\n\tlisten 127.0.0.1:7000\n}\n' >"$OUT/compl.conf"
+	completes "check-config" chec || rc=1
+	completes "--allow" export --al || rc=1
+	completes "--secret-file" export e --al 10.0.0.0/8 --se || rc=1
+	completes "linear mirror" create x --alg "" || rc=1
+	completes "--check --config" status --c || rc=1
+	completes "--dead-timeout" add m remote 127.0.0.1:1 --dead || rc=1
+	completes "--program" monitor --pro || rc=1
+	completes "--timestamps" monitor --time || rc=1
+	completes "--dry-run" adjust --dry || rc=1
+	completes "local remote" add m "" || rc=1
+	completes "" import r0 --remote "" || rc=1
+	completes "s1 x1" up -c "$OUT/compl.conf" "" || rc=1
+	completes "s1 x1" down --config "$OUT/compl.conf" "" || rc=1
 	return $rc
 }
 
@@ -113,6 +148,43 @@ stdout_errors() {
 			rc=1
 		fi
 	done
+	return $rc
+}
+
+# The entry of command $1 in dstadm(8): from its heading (after .TP) to
+# the next command's.
+man_entry() {
+	awk -v want="$1" '
+		prev == ".TP" && match($0, /^\.B[IR]? "?[a-z\\-]+/) {
+			name = substr($0, RSTART, RLENGTH)
+			sub(/^\.B[IR]? "?/, "", name)
+			gsub(/\\-/, "-", name)
+			on = (name == want)
+		}
+		/^\.SH / { on = 0 }
+		on { print }
+		{ prev = $0 }' "$ROOT/man/dstadm.8"
+}
+
+# Every option of every command, from its table (dstadm help COMMAND), is
+# in that command's entry of dstadm(8), long and short form; the bash
+# completion reads the same help.
+options_documented() {
+	local c short long entry rc=0 n=0
+	for c in $("$ROOT/dstadm/dstadm" help | awk '/^Commands:/ { on = 1; next } on && !NF { exit } on { print $1 }'); do
+		entry=$(man_entry "$c")
+		[[ -n "$entry" ]] || { echo "$c: no entry in man/dstadm.8"; rc=1; continue; }
+		while read -r short long; do
+			[[ "$long" == help ]] && continue
+			n=$((n + 1))
+			grep -qF -- "\\-\\-${long//-/\\-}" <<<"$entry" ||
+				{ echo "$c --$long: not in its entry of man/dstadm.8"; rc=1; }
+			[[ -z "$short" ]] || grep -qF -- "\\-$short\\fR" <<<"$entry" ||
+				{ echo "$c -$short (--$long): not in its entry of man/dstadm.8"; rc=1; }
+		done < <("$ROOT/dstadm/dstadm" help "$c" |
+			sed -n 's/^  \(-\(.\), \)\?  *--\([a-z-]*\).*/\2 \3/p; s/^  -\(.\), --\([a-z-]*\).*/\1 \2/p' | sort -u)
+	done
+	((n > 30)) || { echo "only $n options found in dstadm help"; rc=1; }
 	return $rc
 }
 
@@ -151,6 +223,8 @@ main() {
 	check man-pages man_renders
 	check commands-documented commands_documented
 	check stdout-errors stdout_errors
+	check options-documented options_documented
+	check completion completion
 	check shellcheck shell_scripts_clean
 	check dkms-conf dkms_conf_sane
 	check config-fuzz config_fuzz

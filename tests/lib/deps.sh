@@ -9,7 +9,7 @@ DST_DEPS=(
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	libmnl-dev libjson-c-dev libcmocka-dev libssl-dev pkg-config gcc make
 	jq python3 valgrind shellcheck man-db xz-utils kmod perl
-	clang debhelper dh-dkms lintian dpkg-dev
+	clang debhelper dh-dkms lintian dpkg-dev bash-completion
 )
 
 # Prints the packages from "$@" that are not installed.

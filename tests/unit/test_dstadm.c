@@ -1502,7 +1502,8 @@ static void test_start_parse(void **state)
 	assert_int_equal(PARSE(start_parse, &o, "start"), EXIT_USAGE);
 	assert_int_equal(PARSE(start_parse, &o, "start", "a", "b"), EXIT_USAGE);
 	assert_int_equal(PARSE(start_parse, &o, "start", "--assume-clean=1", "a"), EXIT_USAGE);
-	assert_int_equal(PARSE(start_parse, &o, "start", "-A", "a"), EXIT_USAGE);
+	assert_int_equal(PARSE(start_parse, &o, "start", "-A", "a"), EXIT_OK);
+	assert_true(o.assume_clean);
 	assert_int_equal(PARSE(start_parse, &o, "start", "-h"), EXIT_OK);
 	assert_true(o.help);
 }
@@ -1795,6 +1796,54 @@ static void test_health_check(void **state)
 		assert_string_equal(out, "ok: 1 storage(s) healthy\n");
 		free(out);
 		config_free(&c);
+	}
+}
+
+/* A valid argument for an option whose help calls it @arg. */
+static const char *sample_arg(const char *arg)
+{
+	static const char *const samples[][2] = {
+		{ "SIZE", "1M" }, { "RATE", "10M" }, { "S", "5" }, { "SECONDS", "5" },
+		{ "PATH", "/x" }, { "FILE", "/x" }, { "ADDR:PORT", "127.0.0.1:7000" },
+		{ "PREFIX[,ro]", "10.0.0.0/8" }, { "linear|mirror", "linear" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
+		if (!strcmp(arg, samples[i][0]))
+			return samples[i][1];
+	fail_msg("no sample for an argument called %s", arg);
+	return NULL;
+}
+
+/*
+ * The table is the parser's: every option of every command, long and
+ * short, is taken (then -h ends the parse before the command runs).
+ */
+static void test_options_table(void **state)
+{
+	const struct cmd_option *o;
+	char opt[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < dstadm_ncommands; i++) {
+		const struct command *c = &dstadm_commands[i];
+
+		for (o = c->options; o->name; o++) {
+			char *argv[] = { "dstadm", (char *)c->name, opt,
+					 o->arg ? (char *)sample_arg(o->arg) : "-h", "-h", NULL };
+			int argc = o->arg ? 5 : 4;
+
+			snprintf(opt, sizeof(opt), "--%s", o->name);
+			if (dstadm_main(argc, argv) != EXIT_OK)
+				fail_msg("dstadm %s %s: not taken", c->name, opt);
+			if (o->val >= OPT_LONG_ONLY)
+				continue;
+			snprintf(opt, sizeof(opt), "-%c", o->val);
+			if (dstadm_main(argc, argv) != EXIT_OK)
+				fail_msg("dstadm %s %s: not taken", c->name, opt);
+		}
 	}
 }
 
@@ -2404,6 +2453,7 @@ int main(void)
 		cmocka_unit_test(test_mirror_info_parse),
 		cmocka_unit_test(test_status_tree),
 		cmocka_unit_test(test_health_check),
+		cmocka_unit_test(test_options_table),
 		cmocka_unit_test(test_remote_args),
 		cmocka_unit_test(test_resync_options),
 		cmocka_unit_test(test_events),
