@@ -83,6 +83,10 @@ int cmd_check_config(int argc, char *argv[])
 		return ret;
 	if (config_load(o.file, &c, stderr) < 0)
 		return EXIT_FAIL;
+	if (config_check(&c, stderr, CONF_CHECK_ALL) < 0) {
+		config_free(&c);
+		return EXIT_FAIL;
+	}
 	printf("%s: %zu storage(s), %zu export(s): ok\n", o.file, c.nstorages,
 	       c.nexports);
 	config_free(&c);
@@ -456,6 +460,10 @@ static int conf_begin(const char *cmd, int argc, char *argv[], struct conf_opts 
 		return ret;
 	if (config_load(o->file, c, stderr) < 0)
 		return EXIT_FAIL;
+	if (strcmp(cmd, "down") && config_check(c, stderr, CONF_CHECK_ALL) < 0) {
+		config_free(c);
+		return EXIT_FAIL;
+	}
 	/* Nothing configured: nothing to ask the kernel, which may lack dst. */
 	if (!c->nstorages && !c->nexports && !o->name) {
 		config_free(c);

@@ -234,6 +234,7 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 {
 	struct conf_node *n;
 	struct token t;
+	int err;
 
 	if (expect_word(lx, &t, "'local' or 'remote'") < 0)
 		return -1;
@@ -244,6 +245,7 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 		return conf_error(lx, &t, "out of memory");
 	s->nodes = n;
 	n = &s->nodes[s->nnodes++];
+	n->line = t.line;
 	if (!strcmp(t.text, "local")) {
 		n->type = DST_NODE_LOCAL;
 		if (expect_path(lx, &t, "a device") < 0)
@@ -256,9 +258,10 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 	n->type = DST_NODE_REMOTE;
 	if (expect_word(lx, &t, "ADDR:PORT") < 0)
 		return -1;
-	if (parse_addr(t.text, &n->addr, &n->addr_len) < 0)
-		return conf_error(lx, &t, "invalid address '%s': expected IPV4:PORT or [IPV6]:PORT",
-				  t.text);
+	err = parse_addr(t.text, &n->addr, &n->addr_len);
+	if (err < 0)
+		return conf_error(lx, &t, "invalid address '%s': %s", t.text,
+				  addr_strerror(err));
 	n->target = xstrdup(lx, &t);
 	if (!n->target)
 		return -1;
@@ -271,15 +274,21 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 			return conf_error(lx, &t, "expected an option of the remote node, found %s",
 					  tok_name(&t));
 		if (!strcmp(t.text, "timeout")) {
+			if (n->ra.timeout)
+				return conf_error(lx, &t, "'timeout' given twice");
 			if (seconds_arg(lx, &t, "timeout", 1, DST_MAX_TIMEOUT,
 					&n->ra.timeout) < 0)
 				return -1;
 		} else if (!strcmp(t.text, "dead-timeout")) {
+			if (n->ra.has_dead_timeout)
+				return conf_error(lx, &t, "'dead-timeout' given twice");
 			if (seconds_arg(lx, &t, "dead timeout", 0, DST_MAX_TIMEOUT,
 					&n->ra.dead_timeout) < 0)
 				return -1;
 			n->ra.has_dead_timeout = true;
 		} else if (!strcmp(t.text, "reconnect-max")) {
+			if (n->ra.reconnect_max)
+				return conf_error(lx, &t, "'reconnect-max' given twice");
 			if (seconds_arg(lx, &t, "reconnect interval", 1,
 					DST_MAX_RECONNECT, &n->ra.reconnect_max) < 0)
 				return -1;
@@ -293,6 +302,8 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 				return -1;
 			n->ra.secret_file = n->secret_file;
 		} else if (!strcmp(t.text, "integrity")) {
+			if (n->ra.integrity)
+				return conf_error(lx, &t, "'integrity' given twice");
 			n->ra.integrity = true;
 		} else {
 			return conf_error(lx, &t, "unknown option '%s' of a remote node: expected timeout, dead-timeout, reconnect-max, secret-file or integrity",
@@ -346,17 +357,23 @@ static int parse_storage(struct lexer *lx, const struct token *kw)
 			strcpy(s->alg, t.text);
 		} else if (!strcmp(t.text, "chunk-size")) {
 			mo = (struct mirror_only){ t, true };
+			if (s->chunk_size)
+				return conf_error(lx, &t, "'chunk-size' given twice");
 			if (size_arg(lx, &t, "chunk size", DST_CHUNK_MIN, DST_CHUNK_MAX, true, &v) < 0)
 				return -1;
 			s->chunk_size = (uint32_t)v;
 		} else if (!strcmp(t.text, "resync-min")) {
 			mo = (struct mirror_only){ t, true };
+			if (s->resync_min)
+				return conf_error(lx, &t, "'resync-min' given twice");
 			if (size_arg(lx, &t, "resync-min", 1024, (uint64_t)UINT32_MAX << 10,
 				     false, &v) < 0)
 				return -1;
 			s->resync_min = (uint32_t)(v >> 10);
 		} else if (!strcmp(t.text, "resync-max")) {
 			mo = (struct mirror_only){ t, true };
+			if (s->resync_max)
+				return conf_error(lx, &t, "'resync-max' given twice");
 			if (size_arg(lx, &t, "resync-max", 1024, (uint64_t)UINT32_MAX << 10,
 				     false, &v) < 0)
 				return -1;
@@ -398,6 +415,9 @@ static int parse_storage(struct lexer *lx, const struct token *kw)
 	if (mo.given && strcmp(s->alg, "mirror"))
 		return conf_error(lx, &mo.at, "'%s' is for mirrors, and storage '%s' is %s",
 				  mo.at.text, s->name, s->alg);
+	if (s->resync_min && s->resync_max && s->resync_min > s->resync_max)
+		return conf_error(lx, &name, "storage '%s': resync-min is above resync-max",
+				  s->name);
 	return 0;
 }
 
@@ -432,6 +452,7 @@ static int parse_export(struct lexer *lx, const struct token *kw)
 	struct dst_config *c = lx->c;
 	struct conf_export *e;
 	struct token t, name;
+	int err;
 
 	if (expect_name(lx, &name, "an export name") < 0 || expect_open(lx, "the export name") < 0)
 		return -1;
@@ -466,9 +487,10 @@ static int parse_export(struct lexer *lx, const struct token *kw)
 				return conf_error(lx, &t, "'listen' given twice");
 			if (expect_word(lx, &t, "ADDR:PORT") < 0)
 				return -1;
-			if (parse_addr(t.text, &e->addr, &e->addr_len) < 0)
-				return conf_error(lx, &t, "invalid address '%s': expected IPV4:PORT or [IPV6]:PORT",
-						  t.text);
+			err = parse_addr(t.text, &e->addr, &e->addr_len);
+			if (err < 0)
+				return conf_error(lx, &t, "invalid address '%s': %s", t.text,
+						  addr_strerror(err));
 			e->listen = xstrdup(lx, &t);
 			if (!e->listen)
 				return -1;
@@ -536,6 +558,9 @@ static int parse_include(struct lexer *lx)
 	if (ret < 0 || (size_t)ret >= sizeof(pattern))
 		return conf_error(lx, &t, "path to include too long");
 	ret = glob(pattern, 0, NULL, &g);
+	/* A pattern may match nothing; a file named as such must be there. */
+	if (ret == GLOB_NOMATCH && !strpbrk(t.text, "*?["))
+		return conf_error(lx, &t, "cannot include '%s': no such file", pattern);
 	if (ret == GLOB_NOMATCH)
 		return 0;
 	if (ret)
@@ -638,57 +663,6 @@ static int load_file(struct dst_config *c, const char *path, int depth,
 	return ret;
 }
 
-/* Checks across the whole config: unique names, devices and addresses. */
-static int check_all(struct dst_config *c, FILE *err)
-{
-	size_t i, j, k, l;
-
-	for (i = 0; i < c->nstorages; i++) {
-		for (j = 0; j < i; j++)
-			if (!strcmp(c->storages[i].name, c->storages[j].name)) {
-				fprintf(err, "%s:%u: storage '%s' defined again (first at %s:%u)\n",
-					c->storages[i].file, c->storages[i].line,
-					c->storages[i].name, c->storages[j].file,
-					c->storages[j].line);
-				return -1;
-			}
-		for (k = 0; k < c->storages[i].nnodes; k++)
-			for (j = 0; j <= i; j++)
-				for (l = 0; l < (j == i ? k : c->storages[j].nnodes); l++)
-					if (c->storages[i].nodes[k].type == DST_NODE_LOCAL &&
-					    c->storages[j].nodes[l].type == DST_NODE_LOCAL &&
-					    !strcmp(c->storages[i].nodes[k].target,
-						    c->storages[j].nodes[l].target)) {
-						fprintf(err, "%s:%u: storage '%s': device %s is already a node of storage '%s'\n",
-							c->storages[i].file, c->storages[i].line,
-							c->storages[i].name,
-							c->storages[i].nodes[k].target,
-							c->storages[j].name);
-						return -1;
-					}
-	}
-	for (i = 0; i < c->nexports; i++)
-		for (j = 0; j < i; j++) {
-			if (!strcmp(c->exports[i].name, c->exports[j].name)) {
-				fprintf(err, "%s:%u: export '%s' defined again (first at %s:%u)\n",
-					c->exports[i].file, c->exports[i].line,
-					c->exports[i].name, c->exports[j].file,
-					c->exports[j].line);
-				return -1;
-			}
-			if (c->exports[i].addr_len == c->exports[j].addr_len &&
-			    !memcmp(&c->exports[i].addr, &c->exports[j].addr,
-				    c->exports[i].addr_len)) {
-				fprintf(err, "%s:%u: export '%s' listens on %s, as export '%s' does\n",
-					c->exports[i].file, c->exports[i].line,
-					c->exports[i].name, c->exports[i].listen,
-					c->exports[j].name);
-				return -1;
-			}
-		}
-	return 0;
-}
-
 void config_free(struct dst_config *c)
 {
 	size_t i, j;
@@ -714,10 +688,10 @@ void config_free(struct dst_config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static int finish(struct dst_config *c, int ret, FILE *err)
+static int finish(struct dst_config *c, int ret, FILE *err, bool files)
 {
 	if (!ret)
-		ret = check_all(c, err);
+		ret = config_check(c, err, files ? CONF_CHECK_FILES : 0);
 	if (ret) {
 		config_free(c);
 		return -1;
@@ -728,14 +702,14 @@ static int finish(struct dst_config *c, int ret, FILE *err)
 int config_load(const char *path, struct dst_config *c, FILE *err)
 {
 	memset(c, 0, sizeof(*c));
-	return finish(c, load_file(c, path, 0, err, NULL, NULL), err);
+	return finish(c, load_file(c, path, 0, err, NULL, NULL), err, true);
 }
 
 int config_parse(const char *name, const char *buf, size_t len,
 		 struct dst_config *c, FILE *err)
 {
 	memset(c, 0, sizeof(*c));
-	return finish(c, parse_buf(c, name, buf, len, -1, err), err);
+	return finish(c, parse_buf(c, name, buf, len, -1, err), err, false);
 }
 
 const struct conf_storage *config_storage(const struct dst_config *c,

@@ -25,6 +25,7 @@ struct conf_node {
 	socklen_t addr_len;
 	struct remote_args ra;		/* remote; ra.secret_file is secret_file */
 	char *secret_file;		/* remote, NULL: none */
+	unsigned int line;		/* in its storage's file */
 };
 
 struct conf_storage {
@@ -70,6 +71,20 @@ struct dst_config {
  * returns -1; @c is then empty.  Free with config_free() in any case.
  */
 int config_load(const char *path, struct dst_config *c, FILE *err);
+
+enum {
+	CONF_CHECK_FILES = 1,	/* compare devices by number too */
+	CONF_CHECK_SECRETS = 2,	/* read the secret files as up would */
+	CONF_CHECK_WARN = 4,	/* also say what is allowed but likely wrong */
+	CONF_CHECK_ALL = CONF_CHECK_FILES | CONF_CHECK_SECRETS | CONF_CHECK_WARN,
+};
+/*
+ * The checks across the whole of @c (config_check.c), each reported as
+ * "FILE:LINE: ..." on @err; -1 if any error.  config_load() runs them
+ * with CONF_CHECK_FILES, config_parse() without; check-config, up and
+ * adjust then with all (down needs no secret).
+ */
+int config_check(const struct dst_config *c, FILE *err, unsigned int flags);
 /* The same from a buffer named @name, which may not include files. */
 int config_parse(const char *name, const char *buf, size_t len,
 		 struct dst_config *c, FILE *err);

@@ -200,6 +200,8 @@ int format_allow(const struct allow_entry *e, char *buf, size_t size);
  * error and returns -1 (secret.c).
  */
 int secret_load(const char *path, uint8_t *buf, size_t *len);
+/* The same, saying what is wrong in @why instead of on stderr. */
+int secret_read(const char *path, uint8_t *buf, size_t *len, char *why, size_t wlen);
 
 struct add_opts {
 	bool help;

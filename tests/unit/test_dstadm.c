@@ -1774,7 +1774,7 @@ static void test_health_check(void **state)
 			"storage l {\n\talg linear\n\tnode local /dev/ram2\n}\n"
 			"storage gone {\n\talg linear\n\tnode local /dev/sdz\n}\n"
 			"export mx {\n\tdevice /dev/dst/l\n\tlisten 127.0.0.1:7000\n}\n"
-			"export gx {\n\tdevice /dev/dst/l\n\tlisten 127.0.0.1:7001\n}\n";
+			"export gx {\n\tdevice /dev/dst/l\n\tlisten 127.0.0.1:7001\n\tread-only\n}\n";
 		const struct status_set set = { si, 1, &ei, 1 };
 		struct dst_config c;
 		size_t len = 0;
@@ -2193,11 +2193,46 @@ static void test_config_errors(void **state)
 		{ "storage x {\n alg linear\n node local /a\n}\nstorage x {\n alg linear\n node local /b\n}",
 		  "t.conf:5: storage 'x' defined again (first at t.conf:1)" },
 		{ "storage x {\n alg linear\n node local /a\n}\nstorage y {\n alg linear\n node local /a\n}",
-		  "t.conf:5: storage 'y': device /a is already a node of storage 'x'" },
+		  "t.conf:7: storage 'y': device /a is already a node of storage 'x' (t.conf:3)" },
 		{ "export e {\n device /a\n}", "t.conf:1:8: export 'e' has no 'listen'" },
 		{ "export e {\n listen 1.2.3.4:5\n}", "t.conf:1:8: export 'e' has no 'device'" },
 		{ "export e {\n device /a\n listen 1.2.3.4:5\n}\nexport f {\n device /b\n listen 1.2.3.4:5\n}",
-		  "t.conf:5: export 'f' listens on 1.2.3.4:5, as export 'e' does" },
+		  "t.conf:5: export 'f' listens on 1.2.3.4:5, which export 'e' (1.2.3.4:5) takes" },
+		/* The checks across objects, as up would refuse them (review D6). */
+		{ "storage a {\n alg linear\n node local /dev/dst/b\n}\nstorage b {\n alg linear\n node local /dev/dst/a\n}",
+		  "t.conf:1: storage 'a' is built on itself through its /dev/dst/ nodes\n"
+		  "t.conf:5: storage 'b' is built on itself" },
+		{ "storage a {\n alg linear\n node local /dev/dst/a\n}",
+		  "t.conf:1: storage 'a' is built on itself" },
+		{ "storage m {\n alg mirror\n node remote 192.0.2.1:7000\n node remote 192.0.2.1:7000\n}",
+		  "t.conf:4: storage 'm': node 192.0.2.1:7000 given twice" },
+		{ "storage x {\n alg linear\n node local /dev/sdb\n node local /dev//sdb\n}",
+		  "t.conf:4: storage 'x': device /dev//sdb is already a node of storage 'x' (t.conf:3)" },
+		{ "storage x {\n alg linear\n node local /dev/sdb\n node local /dev/disk/../sdb\n}",
+		  "t.conf:4: storage 'x': device /dev/disk/../sdb is already a node of storage 'x'" },
+		{ "storage m {\n alg mirror\n bitmap /dev/sdb\n node local /dev/sdb\n}",
+		  "t.conf:1: storage 'm': its bitmap /dev/sdb is one of its nodes" },
+		{ "storage m {\n alg mirror\n bitmap /b\n node local /a\n}\nstorage n {\n alg linear\n node local /b\n}",
+		  "t.conf:8: storage 'n': device /b is the bitmap of storage 'm'" },
+		{ "storage m {\n alg mirror\n node local /dev/sdb\n node local /dev/sdc\n}\n"
+		  "export e {\n device /dev/sdb\n listen 127.0.0.1:7000\n}",
+		  "t.conf:6: export 'e' serves /dev/sdb, a node of storage 'm': write to it through /dev/dst/m" },
+		{ "export e {\n device /dev/sdb\n listen 127.0.0.1:7000\n}\nexport f {\n device /dev/sdb\n listen 127.0.0.1:7001\n}",
+		  "t.conf:5: export 'f' serves /dev/sdb read-write, as export 'e' does" },
+		{ "export e {\n device /a\n listen 0.0.0.0:7000\n allow 10.0.0.0/8\n}\nexport f {\n device /b\n listen 192.0.2.1:7000\n allow 10.0.0.0/8\n}",
+		  "t.conf:6: export 'f' listens on 192.0.2.1:7000, which export 'e' (0.0.0.0:7000) takes" },
+		{ "export e {\n device /a\n listen [::]:7000\n allow ::/0\n}\nexport f {\n device /b\n listen 0.0.0.0:7000\n allow 10.0.0.0/8\n}",
+		  "t.conf:6: export 'f' listens on 0.0.0.0:7000, which export 'e' ([::]:7000) takes" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n allow 10.0.0.0/8\n allow 10.0.0.0/8 read-only\n}",
+		  "t.conf:1: export 'e': the same prefix allowed twice" },
+		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 timeout 5 timeout 10\n}",
+		  "t.conf:3:34: 'timeout' given twice" },
+		{ "storage x {\n alg mirror\n chunk-size 1M\n chunk-size 2M\n node local /a\n}",
+		  "t.conf:4:2: 'chunk-size' given twice" },
+		{ "storage x {\n alg mirror\n resync-min 100M\n resync-max 10M\n node local /a\n}",
+		  "t.conf:1:9: storage 'x': resync-min is above resync-max" },
+		{ "storage x {\n alg linear\n node remote 1.2.3.4:0\n}",
+		  "t.conf:3:14: invalid address '1.2.3.4:0': port must be a number from 1 to 65535" },
 		{ "export e {\n device /a\n listen 1.2.3.4:5\n ro\n}", "t.conf:4:2: unknown setting 'ro' of an export" },
 		{ "export e {\n device /a\n listen 1.2.3.4:5\n allow 10.0.0.0/33\n}",
 		  "t.conf:4:8: invalid prefix '10.0.0.0/33': expected IPV4[/0-32] or IPV6[/0-128]" },
@@ -2282,9 +2317,48 @@ static void test_config_include(void **state)
 	err = fmemopen(msg, sizeof(msg), "w");
 	assert_int_equal(config_load(path, &c, err), -1);
 	fclose(err);
-	assert_non_null(strstr(msg, "dst.d/b.conf:1: storage 'b': device /dev/a is already a node of storage 'a'"));
+	assert_non_null(strstr(msg, "dst.d/b.conf:3: storage 'b': device /dev/a is already a node of storage 'a'"));
 	assert_int_equal(c.nstorages, 0);
 	config_free(&c);
+
+	/* A file named (no pattern) must be there. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("include dst.d/typo.conf\n", f);
+	fclose(f);
+	err = fmemopen(msg, sizeof(msg), "w");
+	assert_int_equal(config_load(path, &c, err), -1);
+	fclose(err);
+	assert_non_null(strstr(msg, "dst.conf:1:9: cannot include '"));
+	assert_non_null(strstr(msg, "dst.d/typo.conf': no such file"));
+	config_free(&c);
+
+	/* A secret file up would refuse: open to others, empty, missing. */
+	snprintf(path, sizeof(path), "%s/k", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("s3cret\n", f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0644), 0);
+	snprintf(path, sizeof(path), "%s/dst.conf", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "export e {\n device /a\n listen 127.0.0.1:7000\n secret-file %s/k\n}\n"
+		"storage x {\n alg linear\n node remote 127.0.0.1:7001 secret-file %s/nokey\n}\n",
+		dir, dir);
+	fclose(f);
+	err = fmemopen(msg, sizeof(msg), "w");
+	assert_int_equal(config_load(path, &c, err), 0);
+	assert_int_equal(config_check(&c, err, CONF_CHECK_ALL), -1);
+	fclose(err);
+	assert_non_null(strstr(msg, "dst.conf:8: secret file "));
+	assert_non_null(strstr(msg, "/nokey: No such file or directory"));
+	assert_non_null(strstr(msg, "dst.conf:1: secret file "));
+	assert_non_null(strstr(msg, "/k: group or others may access it (mode 0644); chmod 600 it"));
+	config_free(&c);
+	snprintf(path, sizeof(path), "%s/k", dir);
+	assert_int_equal(chmod(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/dst.conf", dir);
 
 	/* A file that includes itself. */
 	f = fopen(path, "w");
@@ -2298,6 +2372,31 @@ static void test_config_include(void **state)
 	config_free(&c);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	assert_int_equal(system(path), 0);
+}
+
+/* What is allowed but likely wrong: said with CONF_CHECK_WARN alone. */
+static void test_config_warnings(void **state)
+{
+	static const char conf[] =
+		"storage x {\n alg linear\n node local /dev/dst/nosuch\n}\n"
+		"export e {\n device /dev/sdb\n listen 0.0.0.0:7000\n}\n"
+		"export f {\n device /dev/sdc\n listen 127.0.0.1:7001\n}\n";
+	struct dst_config c;
+	char msg[512] = "";
+	FILE *f;
+
+	(void)state;
+	f = fmemopen(msg, sizeof(msg), "w");
+	assert_int_equal(config_parse("t.conf", conf, sizeof(conf) - 1, &c, f), 0);
+	fclose(f);
+	assert_string_equal(msg, "");
+	f = fmemopen(msg, sizeof(msg), "w");
+	assert_int_equal(config_check(&c, f, CONF_CHECK_WARN), 0);
+	fclose(f);
+	assert_string_equal(msg,
+		"t.conf:3: warning: storage 'x': node /dev/dst/nosuch is no storage of this file\n"
+		"t.conf:5: warning: export 'e' listens on 0.0.0.0:7000 but has no 'allow': only loopback clients may connect\n");
+	config_free(&c);
 }
 
 static void test_config_dump(void **state)
@@ -2460,6 +2559,7 @@ int main(void)
 		cmocka_unit_test(test_config_parse),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_config_include),
+		cmocka_unit_test(test_config_warnings),
 		cmocka_unit_test(test_config_dump),
 	};
 
