@@ -86,7 +86,7 @@ BG_PIDS=()
 cat /tmp/events.json /tmp/events.txt /tmp/alerts.txt
 grep -q "^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9:]*[-+][0-9]\{4\} storage m node2: node-down$" /tmp/events.txt ||
 	fail "monitor --timestamps printed no timed node-down"
-[[ "$(grep -c ": exists" /tmp/events.txt)" == 4 ]] || fail "monitor --state: not m and its 3 legs"
+[[ "$(grep -c ": exists" /tmp/events.txt)" == 5 ]] || fail "monitor --state: not m, its 3 legs and leg2"
 grep -q "^3 node-down m 2 | node-down m 2$" /tmp/alerts.txt || fail "the program did not get node-down"
 grep -q "^3 resync-done m 2 | resync-done m 2$" /tmp/alerts.txt || fail "the program did not get resync-done"
 ! grep -q exists /tmp/alerts.txt || fail "the program ran for the state lines"
