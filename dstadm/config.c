@@ -765,6 +765,8 @@ static void dump_export(FILE *f, const struct conf_export *e, bool gap)
 				e->allow.v[i].read_only ? " read-only" : "");
 	if (e->secret_file)
 		fprintf(f, "\tsecret-file %s\n", e->secret_file);
+	if (e->secret_hidden)
+		fputs("\t# secret-file FILE: it has a secret, which is never shown\n", f);
 	if (e->integrity)
 		fputs("\tintegrity\n", f);
 	fputs("}\n", f);
@@ -812,6 +814,8 @@ void config_dump(FILE *f, const struct dst_config *c)
 				fprintf(f, " secret-file %s", n->secret_file);
 			if (n->ra.integrity)
 				fputs(" integrity", f);
+			if (n->secret_hidden)
+				fputs("\t# secret-file FILE: it has a secret, which is never shown", f);
 			fputc('\n', f);
 		}
 		fputs("}\n", f);

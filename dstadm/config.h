@@ -25,6 +25,7 @@ struct conf_node {
 	socklen_t addr_len;
 	struct remote_args ra;		/* remote; ra.secret_file is secret_file */
 	char *secret_file;		/* remote, NULL: none */
+	bool secret_hidden;		/* showconf: it has one, not shown */
 	unsigned int line;		/* in its storage's file */
 };
 
@@ -51,6 +52,7 @@ struct conf_export {
 	bool read_only;
 	bool integrity;
 	char *secret_file;		/* NULL: none */
+	bool secret_hidden;		/* showconf: it has one, not shown */
 	struct allow_list allow;	/* none: loopback clients only */
 	const char *file;
 	unsigned int line;

@@ -124,6 +124,8 @@ const struct command dstadm_commands[] = {
 	{ "check-config", cmd_check_config, "[FILE]", config_options,
 	  "check a configuration file (default " DST_CONFIG_FILE ")" },
 	{ "dump", cmd_dump, "", config_options, "print the configuration as dstadm reads it" },
+	{ "showconf", cmd_showconf, "", no_options,
+	  "print what runs as a configuration file" },
 	{ "adjust", cmd_adjust, "", adjust_options,
 	  "change what runs to match the configuration, printing each change" },
 	{ "monitor", cmd_monitor, "", monitor_options, "print events as they happen" },
@@ -333,8 +335,9 @@ int bad_option(const char *cmd, int c, char *argv[])
 }
 
 /*
- * The arguments of a command that takes only the name of a @what: set
- * *@name, or *@help after printing the usage.  EXIT_OK or EXIT_USAGE.
+ * The arguments of a command that takes only the name of a @what (or,
+ * @what NULL, nothing): set *@name, or *@help after printing the usage.
+ * EXIT_OK or EXIT_USAGE.
  */
 int name_parse(const char *cmd, const char *what, int argc, char *argv[],
 	       bool *help, const char **name)
@@ -352,6 +355,10 @@ int name_parse(const char *cmd, const char *what, int argc, char *argv[],
 		print_command_help(stdout, find_command(cmd));
 		return EXIT_OK;
 	}
+	if (!what && optind < argc)
+		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (!what)
+		return EXIT_OK;
 	if (optind >= argc)
 		return usage_error(cmd, "missing %s name", what);
 	if (optind + 1 < argc)

@@ -90,6 +90,7 @@ int cmd_up(int argc, char *argv[]);
 int cmd_down(int argc, char *argv[]);
 int cmd_check_config(int argc, char *argv[]);
 int cmd_dump(int argc, char *argv[]);
+int cmd_showconf(int argc, char *argv[]);
 int cmd_adjust(int argc, char *argv[]);
 
 /* Argument parsing, split from the commands so that it can be unit tested. */

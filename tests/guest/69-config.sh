@@ -3,6 +3,7 @@
 # and starts what it describes in dependency order (a linear storage on
 # the mirror's /dev/dst/m after the mirror, the export of the linear one
 # last), whatever the order in the file, and a second up changes nothing;
+# showconf prints what runs as a file from which up makes it again;
 # data written through the top lands on the mirror's legs; down removes
 # it all in the reverse order; up NAME and down NAME act on NAME and what
 # it needs; adjust (and --dry-run) swaps a mirror leg and moves an export
@@ -64,6 +65,22 @@ order=$(tr '\n' ' ' <<<"$out")
 out=$(bounded 60 dstadm up -c "$CONF") || fail "second up failed"
 [[ -z "$out" ]] || fail "a second up changed something: $out"
 wait_in_sync m
+
+# showconf: what runs, as a file that check-config takes and from which
+# up makes the same storages and export again.
+shape() {
+	status_json | jq -c '[.storages[] | [.name, .algorithm, .chunk_size, .bitmap, [.nodes[].path]]],
+		[.exports[] | [.name, .device, .listen, .read_only]]'
+}
+before=$(shape)
+expect_ok bounded 30 dstadm showconf
+bounded 30 dstadm showconf >/tmp/show.conf
+cat /tmp/show.conf
+expect_ok dstadm check-config /tmp/show.conf
+expect_ok bounded 120 dstadm down -c "$CONF"
+expect_ok bounded 120 dstadm up -c /tmp/show.conf
+[[ "$(shape)" == "$before" ]] || fail "up of showconf's file made $(shape), not $before"
+[[ "$(storage_field m started)" == clean ]] || fail "m did not start clean again"
 
 # Through the top to the legs.
 expect_ok dd if=/dev/urandom of=/tmp/data bs=1M count=8 status=none
