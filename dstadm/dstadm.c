@@ -436,6 +436,14 @@ bool name_valid(const char *s)
 	return true;
 }
 
+int new_name(const char *cmd, const char *name)
+{
+	if (name_valid(name))
+		return EXIT_OK;
+	return usage_error(cmd, "invalid name '%.40s%s': 1 to %d of A-Z a-z 0-9 %s, not starting with . or -",
+			   name, strlen(name) > 40 ? "..." : "", DST_NAME_MAX - 1, DST_NAME_PUNCT);
+}
+
 int parse_size(const char *s, uint64_t *bytes)
 {
 	static const char suffixes[] = "KMGT";

@@ -287,6 +287,8 @@ int parse_size(const char *s, uint64_t *bytes);
  * of A-Z a-z 0-9 _ . -, not starting with . or -.
  */
 bool name_valid(const char *s);
+/* The name of a storage or export to make: EXIT_OK, or a usage error. */
+int new_name(const char *cmd, const char *name);
 /* A node: "nodeN" or "N".  0, or -1 if malformed. */
 int parse_node_id(const char *s, uint32_t *id);
 int parse_addr_arg(const char *cmd, const char *what, const char *s,

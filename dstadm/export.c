@@ -84,6 +84,8 @@ int export_parse(int argc, char *argv[], struct export_opts *o)
 	if (!o->listen)
 		return usage_error("export", "missing --listen ADDR:PORT");
 	o->name = argv[optind];
+	if (new_name("export", o->name))
+		return EXIT_USAGE;
 	return parse_addr_arg("export", "listen address", o->listen, &o->addr,
 			      &o->addr_len);
 }

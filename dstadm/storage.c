@@ -110,7 +110,7 @@ int create_parse(int argc, char *argv[], struct create_opts *o)
 	if (!o->alg)
 		return usage_error("create", "missing --alg ALG (e.g. linear, mirror)");
 	o->name = argv[optind];
-	return EXIT_OK;
+	return new_name("create", o->name);
 }
 
 /* Send @cmd for the storage @name (with @args); report any error. */
@@ -271,7 +271,7 @@ int import_parse(int argc, char *argv[], struct import_opts *o)
 	if (ret)
 		return ret;
 	o->name = argv[optind];
-	return EXIT_OK;
+	return new_name("import", o->name);
 }
 
 static int storage_id_cb(const struct nlmsghdr *nlh, void *data)

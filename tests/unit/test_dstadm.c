@@ -44,6 +44,9 @@ static void test_create_parse(void **state)
 
 	assert_int_equal(PARSE(create_parse, &o, "create", "-a", "linear", "y"), EXIT_OK);
 	assert_string_equal(o.name, "y");
+	/* A name the module would refuse is bad usage, before it is asked. */
+	assert_int_equal(PARSE(create_parse, &o, "create", "bad name", "-a", "linear"), EXIT_USAGE);
+	assert_int_equal(PARSE(create_parse, &o, "create", ".x", "-a", "linear"), EXIT_USAGE);
 
 	assert_int_equal(PARSE(create_parse, &o, "create", "--help"), EXIT_OK);
 	assert_true(o.help);
@@ -386,6 +389,8 @@ static void test_import_parse(void **state)
 	assert_string_equal(o.remote, "10.0.0.1:7000");
 	assert_int_equal(o.addr.ss_family, AF_INET);
 	assert_int_equal(o.ra.timeout, 0);
+	assert_int_equal(PARSE(import_parse, &o, "import", ".r", "--remote", "10.0.0.1:7000"),
+			 EXIT_USAGE);
 	assert_int_equal(PARSE(import_parse, &o, "import", "-r", "[::1]:9", "-t", "5", "r1"), EXIT_OK);
 	assert_string_equal(o.name, "r1");
 	assert_int_equal(o.addr.ss_family, AF_INET6);
