@@ -351,7 +351,8 @@ static bool linear_prefix(const struct conf_storage *s, const struct storage_inf
  * the file marks start-degraded starts with the legs it got (and a later
  * up adds the others, to it running).  A linear storage short of a node
  * is deleted again; a mirror is left stopped with the legs it has, for
- * the next up.  Returns EXIT_FAIL after saying what it could not do.
+ * the next up.  Returns EXIT_FAIL after saying what it could not do, or
+ * EXIT_DEGRADED for a mirror that runs short of legs.
  */
 static int storage_up(const struct dst_config *c, const struct conf_storage *s,
 		      const struct kernel_state *k)
@@ -404,7 +405,7 @@ static int storage_up(const struct dst_config *c, const struct conf_storage *s,
 			return EXIT_OK;
 		fprintf(stderr, "%s: %sstorage '%s' runs degraded, %zu of its %zu legs missing\n",
 			PROG, s->start_degraded ? "warning: " : "", s->name, missing, s->nnodes);
-		return s->start_degraded ? EXIT_OK : EXIT_FAIL;
+		return s->start_degraded ? EXIT_DEGRADED : EXIT_FAIL;
 	}
 	if (missing && (!s->start_degraded || missing == s->nnodes)) {
 		fprintf(stderr, "%s: storage '%s': %zu of its %zu legs missing: not started (start-degraded is not set)\n",
@@ -418,7 +419,7 @@ static int storage_up(const struct dst_config *c, const struct conf_storage *s,
 	if (storage_request(DST_CMD_STORAGE_START, s->name, &args))
 		return EXIT_FAIL;
 	printf("%s: started%s\n", s->name, missing ? " degraded" : "");
-	return EXIT_OK;
+	return missing ? EXIT_DEGRADED : EXIT_OK;
 }
 
 static int export_up_fresh(const struct dst_config *c, const struct conf_export *e)
@@ -512,12 +513,12 @@ static void note_failed(char *list, size_t size, const char *name)
 /*
  * Everything configured (or @name and what it needs), each object on its
  * own: one that fails, and what is built on it, is left out, and the rest
- * still comes up.  Exits 1 naming all that is not up.
+ * still comes up.  Exits 1 naming all that is not up, or up degraded.
  */
 int cmd_up(int argc, char *argv[])
 {
 	const struct conf_storage *s, *dep;
-	char failures[1024] = "";
+	char failures[1024] = "", degraded[1024] = "";
 	struct kernel_state k;
 	struct dst_config c;
 	struct conf_opts o;
@@ -542,11 +543,15 @@ int cmd_up(int argc, char *argv[])
 		if (dep)
 			fprintf(stderr, "%s: storage '%s' is built on '%s', which is not up: left out\n",
 				PROG, s->name, dep->name);
-		if (dep || storage_up(&c, s, &k)) {
+		ret = dep ? EXIT_FAIL : storage_up(&c, s, &k);
+		if (ret == EXIT_DEGRADED) {
+			note_failed(degraded, sizeof(degraded), s->name);
+		} else if (ret) {
 			failed[order[i]] = true;
 			note_failed(failures, sizeof(failures), s->name);
 		}
 	}
+	ret = EXIT_OK;
 	for (i = 0; i < c.nexports; i++) {
 		if (!export_wanted(&c, o.name, &c.exports[i]))
 			continue;
@@ -557,10 +562,13 @@ int cmd_up(int argc, char *argv[])
 		if ((dep && failed[dep - c.storages]) || export_up(&c, &c.exports[i], &k))
 			note_failed(failures, sizeof(failures), c.exports[i].name);
 	}
-	if (failures[0]) {
+	/* Degraded counts too: dst.service then tries again for the legs. */
+	if (degraded[0])
+		fprintf(stderr, "%s: up, degraded: %s\n", PROG, degraded);
+	if (failures[0])
 		fprintf(stderr, "%s: not up: %s\n", PROG, failures);
+	if (failures[0] || degraded[0])
 		ret = EXIT_FAIL;
-	}
 	free(failed);
 out:
 	kernel_state_free(&k);
@@ -721,7 +729,7 @@ int cmd_adjust(int argc, char *argv[])
 			printf("%s: create with %zu node(s) and start\n", s->name, s->nnodes);
 			ret = EXIT_OK;
 		} else if (!si) {
-			ret = storage_up(&c, s, &k);
+			ret = storage_up(&c, s, &k) ? EXIT_FAIL : EXIT_OK;
 		} else {
 			ret = storage_adjust(&c, s, si, o.dry_run);
 		}

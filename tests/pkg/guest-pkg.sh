@@ -14,8 +14,8 @@
 #      storage is made missing for the next boot
 #   3: the linear storage is not up (not even in part) and dst.service
 #      says so, all the rest is up and mounted with its data (the second
-#      reboot), status --check exits 4 naming it; the disk back, a
-#      restart brings it up, status --check exits 0; dst-monitor.service
+#      reboot), status --check exits 4 naming it; the disk back,
+#      dst.service's retry brings it up, status --check exits 0; dst-monitor.service
 #      logs the state; debian/tests
 #      (the autopkgtest) passes; a second kernel flavour (cloud-amd64)
 #      gets the module from DKMS; apt purge leaves nothing of dst behind
@@ -224,9 +224,11 @@ check_says() { # RC LINE
 	echo "$out (exit $rc)"
 	[[ "$rc" == "$1" ]] && grep -qx "$2" <<<"$out"
 }
+# The disk comes back: dst.service, which tries up again every 30 s while
+# it fails, brings the linear storage up by itself.
+dst_all_up() { systemctl is-active --quiet dst && storage_running pl; }
 disk_back() {
-	losetup /dev/loop4 /var/lib/dst-pkgtest/lin1.img && systemctl restart dst &&
-		systemctl is-active --quiet dst && storage_running pl
+	losetup /dev/loop4 /var/lib/dst-pkgtest/lin1.img && wait_until 120 dst_all_up
 }
 # dst-monitor.service, enabled: the state of everything in the journal.
 monitor_unit() {
