@@ -627,38 +627,52 @@ static int parse_buf(struct dst_config *c, const char *name, const char *buf,
 	}
 }
 
+/*
+ * Reads the whole file (a regular file, or a pipe such as /dev/stdin, or
+ * "-" for standard input), up to CONF_MAX_FILE_SIZE bytes, and parses it.
+ */
 static int load_file(struct dst_config *c, const char *path, int depth,
 		     FILE *err, const char *from, const struct token *at)
 {
+	size_t len = 0;
 	struct stat st;
+	ssize_t n = 0;
 	char *buf;
-	ssize_t n;
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > CONF_MAX_FILE_SIZE) {
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
+	if (fd < 0 || fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
 		if (from)
 			fprintf(err, "%s:%u:%u: ", from, at->line, at->col);
-		if (fd >= 0 && !S_ISREG(st.st_mode))
-			fprintf(err, "%s: not a regular file\n", path);
-		else if (fd >= 0)
-			fprintf(err, "%s: larger than %d bytes\n", path, CONF_MAX_FILE_SIZE);
+		else
+			fprintf(err, "%s: ", PROG);
+		if (fd >= 0)
+			fprintf(err, "%s: a directory\n", path);
 		else
 			fprintf(err, "%s: %s\n", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
-	buf = malloc(st.st_size + 1);
-	n = buf ? read(fd, buf, st.st_size) : -1;
+	buf = malloc(CONF_MAX_FILE_SIZE + 1);
+	while (buf && len <= CONF_MAX_FILE_SIZE) {
+		n = read(fd, buf + len, CONF_MAX_FILE_SIZE + 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
 	close(fd);
-	if (n != st.st_size) {
-		fprintf(err, "%s: cannot read it\n", path);
+	if (!buf || n < 0 || len > CONF_MAX_FILE_SIZE) {
+		if (from)
+			fprintf(err, "%s:%u:%u: ", from, at->line, at->col);
+		fprintf(err, "%s: %s\n", path, !buf ? "out of memory" : n < 0 ?
+			"cannot read it" : "larger than 1 MiB");
 		free(buf);
 		return -1;
 	}
-	ret = parse_buf(c, path, buf, n, depth, err);
+	ret = parse_buf(c, path, buf, len, depth, err);
 	free(buf);
 	return ret;
 }

@@ -188,6 +188,18 @@ options_documented() {
 	return $rc
 }
 
+# check-config reads a pipe, as a config-management validate hook gives
+# it the file (review D25): "-" and /dev/stdin.
+config_stdin() {
+	local conf='storage s {\n\talg linear\n\tnode local /dev/sdb\n}\n' f
+	for f in - /dev/stdin; do
+		# shellcheck disable=SC2059 # the format is the file
+		printf "$conf" | "$ROOT/dstadm/dstadm" check-config "$f" | grep -qxF -- "$f: 1 storage(s), 0 export(s): ok" ||
+			{ echo "check-config $f did not read the pipe"; return 1; }
+	done
+	! printf 'storage s {\n' | "$ROOT/dstadm/dstadm" check-config - 2>/dev/null
+}
+
 shell_scripts_clean() {
 	cd "$ROOT" && shellcheck -x -s bash tests/*.sh tests/lib/*.sh tests/guest/*.sh tests/multi/*.sh tests/debug/*.sh tests/bench/*.sh tests/pkg/*.sh .ci/run
 }
@@ -225,6 +237,7 @@ main() {
 	check stdout-errors stdout_errors
 	check options-documented options_documented
 	check completion completion
+	check config-stdin config_stdin
 	check shellcheck shell_scripts_clean
 	check dkms-conf dkms_conf_sane
 	check config-fuzz config_fuzz
