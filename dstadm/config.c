@@ -77,8 +77,11 @@ static void advance(struct lexer *lx)
 	lx->p++;
 }
 
-static bool word_char(char ch)
+/* Bytes of UTF-8 are word characters: paths such as udev's by-label. */
+static bool word_char(char c)
 {
+	unsigned char ch = c;
+
 	return ch > ' ' && ch != 0x7f && ch != '{' && ch != '}' && ch != '#';
 }
 
@@ -582,6 +585,10 @@ static int parse_buf(struct dst_config *c, const char *name, const char *buf,
 	};
 	struct token t;
 	char **files, *copy;
+
+	/* A UTF-8 byte order mark, as some editors write. */
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		lx.p += 3;
 
 	files = realloc(c->files, (c->nfiles + 1) * sizeof(*files));
 	copy = strdup(name);

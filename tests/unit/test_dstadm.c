@@ -2255,6 +2255,7 @@ static void test_config_errors(void **state)
 		  "t.conf:3:35: expected a secret file, found end of line" },
 		{ "include /etc/dst.d/*.conf", "t.conf:1:9: include is read only from files" },
 		{ "storage x \x01", "t.conf:1:11: unexpected character 0x01" },
+		{ "storage donn\xc3\xa9" "es {\n}", "t.conf:1:9: invalid name 'donn\xc3\xa9" "es'" },
 		{ "storage x {\n alg\0 linear\n}", "t.conf:2:5: a NUL byte" },
 	};
 	struct dst_config c;
@@ -2377,6 +2378,20 @@ static void test_config_include(void **state)
 	config_free(&c);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	assert_int_equal(system(path), 0);
+}
+
+/* UTF-8 in paths (udev's by-label links) and a byte order mark are read. */
+static void test_config_utf8(void **state)
+{
+	static const char conf[] =
+		"\xef\xbb\xbfstorage s {\n alg linear\n node local /dev/disk/by-label/Donn\xc3\xa9" "es\n}\n";
+	struct dst_config c;
+
+	(void)state;
+	assert_int_equal(config_parse("t.conf", conf, sizeof(conf) - 1, &c, stderr), 0);
+	assert_string_equal(c.storages[0].name, "s");
+	assert_string_equal(c.storages[0].nodes[0].target, "/dev/disk/by-label/Donn\xc3\xa9" "es");
+	config_free(&c);
 }
 
 /* What is allowed but likely wrong: said with CONF_CHECK_WARN alone. */
@@ -2564,6 +2579,7 @@ int main(void)
 		cmocka_unit_test(test_config_parse),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_config_include),
+		cmocka_unit_test(test_config_utf8),
 		cmocka_unit_test(test_config_warnings),
 		cmocka_unit_test(test_config_dump),
 	};
