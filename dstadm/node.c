@@ -64,6 +64,9 @@ int add_parse(int argc, char *argv[], struct add_opts *o)
 		return usage_error("add", "--timeout, --dead-timeout, --reconnect-max, --secret-file and --integrity are for remote nodes");
 	if (!*o->target)
 		return usage_error("add", "empty device path");
+	if (o->target[0] != '/')
+		return usage_error("add", "device path '%s' is not absolute (as in dst.conf: /dev/...)",
+				   o->target);
 	o->type = DST_NODE_LOCAL;
 	o->path = o->target;
 	return EXIT_OK;

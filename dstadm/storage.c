@@ -75,6 +75,9 @@ int create_parse(int argc, char *argv[], struct create_opts *o)
 	while ((c = cmd_getopt(argc, argv, "create")) != -1) {
 		switch (c) {
 		case 'a':
+			/* The module knows its algorithms (dstadm version). */
+			if (o->alg)
+				return usage_error("create", "--alg given twice");
 			o->alg = optarg;
 			break;
 		case 'c':

@@ -47,6 +47,9 @@ static void test_create_parse(void **state)
 	/* A name the module would refuse is bad usage, before it is asked. */
 	assert_int_equal(PARSE(create_parse, &o, "create", "bad name", "-a", "linear"), EXIT_USAGE);
 	assert_int_equal(PARSE(create_parse, &o, "create", ".x", "-a", "linear"), EXIT_USAGE);
+	/* An option given twice is bad usage (review D16). */
+	assert_int_equal(PARSE(create_parse, &o, "create", "z", "-a", "linear", "-a", "mirror"),
+			 EXIT_USAGE);
 
 	assert_int_equal(PARSE(create_parse, &o, "create", "--help"), EXIT_OK);
 	assert_true(o.help);
@@ -2012,6 +2015,7 @@ static void test_remote_args(void **state)
 			       "--dead-timeout", "5"), EXIT_USAGE);
 	assert_int_equal(PARSE(add_parse, &o, "add", "m", "local", "/dev/x",
 			       "--reconnect-max", "5"), EXIT_USAGE);
+	assert_int_equal(PARSE(add_parse, &o, "add", "m", "local", "dev/x"), EXIT_USAGE);
 	assert_int_equal(PARSE(import_parse, &io, "import", "r", "--remote", "[::1]:7",
 			       "--dead-timeout", "30"), EXIT_OK);
 	assert_true(io.ra.has_dead_timeout);
