@@ -461,10 +461,12 @@ static int conf_begin(const char *cmd, int argc, char *argv[], struct conf_opts 
 		return ret;
 	if (config_load(o->file, c, stderr) < 0)
 		return EXIT_FAIL;
-	if (strcmp(cmd, "down") && config_check(c, stderr, CONF_CHECK_ALL) < 0) {
-		config_free(c);
-		return EXIT_FAIL;
-	}
+	/*
+	 * Warnings only: a secret file that cannot be read fails its own
+	 * object when it is used, not the whole file (check-config says it).
+	 */
+	if (strcmp(cmd, "down"))
+		config_check(c, stderr, CONF_CHECK_FILES | CONF_CHECK_WARN);
 	/* Nothing configured: nothing to ask the kernel, which may lack dst. */
 	if (!c->nstorages && !c->nexports && !o->name) {
 		config_free(c);

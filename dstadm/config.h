@@ -83,8 +83,8 @@ enum {
 /*
  * The checks across the whole of @c (config_check.c), each reported as
  * "FILE:LINE: ..." on @err; -1 if any error.  config_load() runs them
- * with CONF_CHECK_FILES, config_parse() without; check-config, up and
- * adjust then with all (down needs no secret).
+ * with CONF_CHECK_FILES, config_parse() without; check-config then with
+ * all, up and adjust for the warnings.
  */
 int config_check(const struct dst_config *c, FILE *err, unsigned int flags);
 /* The same from a buffer named @name, which may not include files. */
