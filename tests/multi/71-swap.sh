@@ -8,7 +8,11 @@
 # the machine has none to spare.  No deadlock, no I/O error, every page
 # back as written, in a bounded time.  Swap readahead is raised to 32
 # pages (vm.page-cluster 5), as for swap on any network disk: each fault
-# is a round trip.
+# is a round trip.  Transparent huge pages and proactive compaction are
+# off meanwhile: with most memory held as hugetlb pages, what is left is
+# fragmented, and compacting it (kcompactd, or a THP fault) ran for over
+# 20 s without a reschedule under TCG, tripping the soft lockup watchdog;
+# that is the guest's memory manager on a slow CPU, not swap over dst.
 set -euo pipefail
 # shellcheck source=tests/multi/lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/multi/lib.sh"
@@ -22,12 +26,18 @@ swap_cleanup() {
 	set +e
 	echo 0 >/proc/sys/vm/nr_hugepages
 	echo "$CLUSTER" >/proc/sys/vm/page-cluster
+	echo "$PROACTIVE" >/proc/sys/vm/compaction_proactiveness
+	echo "$THP" >/sys/kernel/mm/transparent_hugepage/enabled
+	echo "$THP_DEFRAG" >/sys/kernel/mm/transparent_hugepage/defrag
 	[[ -z "${SWAPDEV:-}" ]] || swapoff "$SWAPDEV" 2>/dev/null
 	on B "dstadm unexport swap 2>/dev/null; true" >/dev/null
 	(exit "$rc")
 	multi_cleanup
 }
 CLUSTER=$(</proc/sys/vm/page-cluster)
+PROACTIVE=$(</proc/sys/vm/compaction_proactiveness)
+THP=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
+THP_DEFRAG=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/defrag)
 trap swap_cleanup EXIT
 
 vmstat_field() { awk -v f="$1" '$1 == f { print $2 }' /proc/vmstat; }
@@ -46,6 +56,9 @@ expect_ok bounded 60 mkswap "$SWAPDEV"
 expect_ok bounded 60 swapon "$SWAPDEV"
 
 # Take A's memory away but KEEP_MIB: huge pages are never swapped out.
+echo 0 >/proc/sys/vm/compaction_proactiveness
+echo never >/sys/kernel/mm/transparent_hugepage/enabled
+echo never >/sys/kernel/mm/transparent_hugepage/defrag
 sync
 echo 3 >/proc/sys/vm/drop_caches
 total=$(($(meminfo_kib MemTotal) / 1024))
