@@ -15,10 +15,11 @@
 #   3: the linear storage is not up (not even in part) and dst.service
 #      says so, all the rest is up and mounted with its data (the second
 #      reboot), status --check exits 4 naming it; the disk back,
-#      dst.service's retry brings it up, status --check exits 0; dst-monitor.service
-#      logs the state; debian/tests
-#      (the autopkgtest) passes; a second kernel flavour (cloud-amd64)
-#      gets the module from DKMS; apt purge leaves nothing of dst behind
+#      dst.service's retry brings it up, status --check exits 0;
+#      dst-monitor.service logs the state; the mirror-export autopkgtest
+#      passes; a second kernel flavour (cloud-amd64) gets the module from
+#      DKMS, and the dkms-build autopkgtest finds it built for both
+#      kernels; apt purge leaves nothing of dst behind
 # Results: PASS/FAIL lines in $RESULTS/results.txt, a log per stage.
 set -uo pipefail
 
@@ -297,8 +298,9 @@ case "$stage" in
 	check disk-back-restart disk_back
 	check status-check-ok check_says 0 "ok: 2 storage(s) healthy"
 	check monitor-service monitor_unit
-	check debian-tests "$SHARE/debian/tests/mirror-export"
+	check autopkgtest-mirror-export "$SHARE/debian/tests/mirror-export"
 	check second-kernel cloud_kernel
+	check autopkgtest-dkms-build "$SHARE/debian/tests/dkms-build"
 	check kernel-log-3 kernel_log_clean
 	check purge purge
 	check nothing-left nothing_left
