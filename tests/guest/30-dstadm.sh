@@ -49,11 +49,14 @@ expect_error 1 "storage 'r0': already exists" dstadm create r0 --alg linear
 expect_error 1 "storage 'nope': no such storage" dstadm delete nope
 expect_error 1 "'nope': no such storage or export" dstadm status nope
 expect_error 1 "storage 'x1': unknown algorithm" dstadm create x1 --alg raid5
+# A name the module would refuse is bad usage, said before it is asked.
 long=$(printf 'n%.0s' $(seq 200))
-expect_error 1 "invalid name" dstadm create "$long" --alg linear
-expect_error 1 "invalid name" dstadm create a/b --alg linear
-expect_error 1 "invalid name" dstadm create .hidden --alg linear
-expect_error 1 "invalid name" dstadm create "" --alg linear
+expect_error 2 "invalid name" dstadm create "$long" --alg linear
+expect_error 2 "invalid name" dstadm create a/b --alg linear
+expect_error 2 "invalid name" dstadm create .hidden --alg linear
+expect_error 2 "invalid name" dstadm create "" --alg linear
+expect_error 2 "invalid name" dstadm import a/b --remote 127.0.0.1:7000
+expect_error 2 "invalid name" dstadm export .e --device /dev/ram0 --listen 127.0.0.1:7000
 expect_error 1 "argument too long" dstadm create x3 --alg "$(head -c 100000 /dev/zero | tr '\0' x)"
 expect_error 2 "missing --alg" dstadm create x2
 expect_error 2 "unknown command" dstadm frobnicate
