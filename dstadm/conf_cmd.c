@@ -109,15 +109,6 @@ int cmd_dump(int argc, char *argv[])
 	return EXIT_OK;
 }
 
-/* The storage that /dev/dst/NAME (or NAME) names, if configured. */
-static const struct conf_storage *dev_storage(const struct dst_config *c,
-					      const char *dev)
-{
-	if (strncmp(dev, "/dev/dst/", 9))
-		return NULL;
-	return config_storage(c, dev + 9);
-}
-
 /*
  * Storages in dependency order into @order (c->nstorages entries); -1
  * after saying so on a cycle.
@@ -143,7 +134,7 @@ static int storage_order(const struct dst_config *c, size_t *order)
 			for (j = 0; j < c->storages[i].nnodes && ready; j++) {
 				if (c->storages[i].nodes[j].type != DST_NODE_LOCAL)
 					continue;
-				dep = dev_storage(c, c->storages[i].nodes[j].target);
+				dep = config_dev_storage(c, c->storages[i].nodes[j].target);
 				k = dep ? (size_t)(dep - c->storages) : 0;
 				ready = !dep || state[k];
 			}
@@ -162,23 +153,6 @@ static int storage_order(const struct dst_config *c, size_t *order)
 	return 0;
 }
 
-/* Whether @t is @s or is built on it, through local nodes /dev/dst/NAME. */
-static bool built_on(const struct dst_config *c, const struct conf_storage *t,
-		     const struct conf_storage *s, size_t depth)
-{
-	size_t j;
-
-	if (t == s)
-		return true;
-	if (depth > c->nstorages)
-		return false;
-	for (j = 0; j < t->nnodes; j++)
-		if (t->nodes[j].type == DST_NODE_LOCAL && dev_storage(c, t->nodes[j].target) &&
-		    built_on(c, dev_storage(c, t->nodes[j].target), s, depth + 1))
-			return true;
-	return false;
-}
-
 /*
  * Whether up acts on @s: all of them, or those that the storage or export
  * @only needs.
@@ -194,8 +168,8 @@ static bool storage_wanted(const struct dst_config *c, const char *only,
 	root = config_storage(c, only);
 	e = config_export(c, only);
 	if (!root && e)
-		root = dev_storage(c, e->device);
-	return root && built_on(c, root, s, 0);
+		root = config_dev_storage(c, e->device);
+	return root && (root == s || config_built_on(c, root, s));
 }
 
 /* Whether up or down act on @e: all, the export @only, or @only's exports. */
@@ -204,7 +178,7 @@ static bool export_wanted(const struct dst_config *c, const char *only,
 {
 	return !only || !strcmp(only, e->name) ||
 	       (config_storage(c, only) &&
-		dev_storage(c, e->device) == config_storage(c, only));
+		config_dev_storage(c, e->device) == config_storage(c, only));
 }
 
 struct kernel_state {
@@ -277,7 +251,7 @@ static int conf_node_add(const struct dst_config *c, const struct conf_storage *
 	uint32_t id;
 
 	if (n->type == DST_NODE_LOCAL) {
-		if (dev_storage(c, n->target))
+		if (config_dev_storage(c, n->target))
 			wait_for_link(n->target);
 		ao.path = n->target;
 	}
@@ -426,7 +400,7 @@ static int export_up_fresh(const struct dst_config *c, const struct conf_export 
 {
 	struct export_opts eo = { 0 };
 
-	if (dev_storage(c, e->device))
+	if (config_dev_storage(c, e->device))
 		wait_for_link(e->device);
 	eo.name = e->name;
 	eo.device = e->device;
@@ -497,7 +471,7 @@ static const struct conf_storage *failed_below(const struct dst_config *c,
 
 	for (j = 0; j < s->nnodes; j++) {
 		dep = s->nodes[j].type == DST_NODE_LOCAL ?
-		      dev_storage(c, s->nodes[j].target) : NULL;
+		      config_dev_storage(c, s->nodes[j].target) : NULL;
 		if (dep && failed[dep - c->storages])
 			return dep;
 	}
@@ -557,7 +531,7 @@ int cmd_up(int argc, char *argv[])
 	for (i = 0; i < c.nexports; i++) {
 		if (!export_wanted(&c, o.name, &c.exports[i]))
 			continue;
-		dep = dev_storage(&c, c.exports[i].device);
+		dep = config_dev_storage(&c, c.exports[i].device);
 		if (dep && failed[dep - c.storages])
 			fprintf(stderr, "%s: export '%s' serves '%s', which is not up: left out\n",
 				PROG, c.exports[i].name, dep->name);

@@ -744,6 +744,74 @@ const struct conf_storage *config_storage(const struct dst_config *c,
 	return NULL;
 }
 
+/* @path without "//", "." and ".." (lexically) in @out. */
+void config_clean_path(const char *path, char *out, size_t len)
+{
+	size_t n = 0, seg;
+	const char *p = path;
+
+	while (*p && n + 2 < len) {
+		while (*p == '/')
+			p++;
+		seg = strcspn(p, "/");
+		if (seg == 1 && p[0] == '.') {
+			p += seg;
+			continue;
+		}
+		if (seg == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 0 && out[--n] != '/')
+				;
+			p += seg;
+			continue;
+		}
+		if (!seg)
+			break;
+		out[n++] = '/';
+		if (n + seg >= len)
+			seg = len - n - 1;
+		memcpy(out + n, p, seg);
+		n += seg;
+		p += seg;
+	}
+	if (!n)
+		out[n++] = '/';
+	out[n] = '\0';
+}
+
+const struct conf_storage *config_dev_storage(const struct dst_config *c, const char *dev)
+{
+	char clean[PATH_MAX];
+
+	config_clean_path(dev, clean, sizeof(clean));
+	if (strncmp(clean, "/dev/dst/", 9))
+		return NULL;
+	return config_storage(c, clean + 9);
+}
+
+static bool built_on(const struct dst_config *c, const struct conf_storage *s,
+		     const struct conf_storage *on, size_t depth)
+{
+	const struct conf_storage *dep;
+	size_t j;
+
+	if (depth > c->nstorages)
+		return false;
+	for (j = 0; j < s->nnodes; j++) {
+		if (s->nodes[j].type != DST_NODE_LOCAL)
+			continue;
+		dep = config_dev_storage(c, s->nodes[j].target);
+		if (dep && (dep == on || built_on(c, dep, on, depth + 1)))
+			return true;
+	}
+	return false;
+}
+
+bool config_built_on(const struct dst_config *c, const struct conf_storage *s,
+		     const struct conf_storage *on)
+{
+	return built_on(c, s, on, 0);
+}
+
 const struct conf_export *config_export(const struct dst_config *c,
 					const char *name)
 {

@@ -96,6 +96,14 @@ void config_dump(FILE *f, const struct dst_config *c);
 
 const struct conf_storage *config_storage(const struct dst_config *c,
 					  const char *name);
+/* @path without "//", "." and ".." (lexically) in @out. */
+void config_clean_path(const char *path, char *out, size_t len);
+/* The configured storage that /dev/dst/NAME (path cleaned) names, or NULL. */
+const struct conf_storage *config_dev_storage(const struct dst_config *c,
+					      const char *dev);
+/* Whether @s is built, through its local nodes /dev/dst/NAME, on @on. */
+bool config_built_on(const struct dst_config *c, const struct conf_storage *s,
+		     const struct conf_storage *on);
 const struct conf_export *config_export(const struct dst_config *c,
 					const char *name);
 

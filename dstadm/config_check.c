@@ -42,48 +42,14 @@ static void report(struct checker *ck, const char *file, unsigned int line,
 		ck->errors++;
 }
 
-/* @path without "//", "." and ".." (lexically) in @out. */
-static void clean_path(const char *path, char *out, size_t len)
-{
-	size_t n = 0, seg;
-	const char *p = path;
-
-	while (*p && n + 2 < len) {
-		while (*p == '/')
-			p++;
-		seg = strcspn(p, "/");
-		if (seg == 1 && p[0] == '.') {
-			p += seg;
-			continue;
-		}
-		if (seg == 2 && p[0] == '.' && p[1] == '.') {
-			while (n > 0 && out[--n] != '/')
-				;
-			p += seg;
-			continue;
-		}
-		if (!seg)
-			break;
-		out[n++] = '/';
-		if (n + seg >= len)
-			seg = len - n - 1;
-		memcpy(out + n, p, seg);
-		n += seg;
-		p += seg;
-	}
-	if (!n)
-		out[n++] = '/';
-	out[n] = '\0';
-}
-
 /* Whether @a and @b are the same device: by path, or by number. */
 static bool same_device(const struct checker *ck, const char *a, const char *b)
 {
 	char ca[PATH_MAX], cb[PATH_MAX];
 	struct stat sa, sb;
 
-	clean_path(a, ca, sizeof(ca));
-	clean_path(b, cb, sizeof(cb));
+	config_clean_path(a, ca, sizeof(ca));
+	config_clean_path(b, cb, sizeof(cb));
 	if (!strcmp(ca, cb))
 		return true;
 	if (!(ck->flags & CONF_CHECK_FILES) || stat(a, &sa) || stat(b, &sb))
@@ -137,36 +103,6 @@ static bool listen_clash(const struct conf_export *a, const struct conf_export *
 	       (b->addr.ss_family == AF_INET6 && wildcard(&b->addr));
 }
 
-/* The storage that /dev/dst/NAME names, if configured. */
-static const struct conf_storage *dev_storage(const struct dst_config *c, const char *dev)
-{
-	char clean[PATH_MAX];
-
-	clean_path(dev, clean, sizeof(clean));
-	if (strncmp(clean, "/dev/dst/", 9))
-		return NULL;
-	return config_storage(c, clean + 9);
-}
-
-/* Whether storage @s is built, through /dev/dst/NAME nodes, on @on. */
-static bool built_on(const struct dst_config *c, const struct conf_storage *s,
-		     const struct conf_storage *on, size_t depth)
-{
-	const struct conf_storage *dep;
-	size_t j;
-
-	if (depth > c->nstorages)
-		return false;
-	for (j = 0; j < s->nnodes; j++) {
-		if (s->nodes[j].type != DST_NODE_LOCAL)
-			continue;
-		dep = dev_storage(c, s->nodes[j].target);
-		if (dep && (dep == on || built_on(c, dep, on, depth + 1)))
-			return true;
-	}
-	return false;
-}
-
 static void check_secret(struct checker *ck, const char *path, const char *file,
 			 unsigned int line)
 {
@@ -193,7 +129,7 @@ static void check_storage(struct checker *ck, size_t i)
 			report(ck, s->file, s->line, false,
 			       "storage '%s' defined again (first at %s:%u)", s->name,
 			       c->storages[j].file, c->storages[j].line);
-	if (built_on(c, s, s, 0))
+	if (config_built_on(c, s, s))
 		report(ck, s->file, s->line, false,
 		       "storage '%s' is built on itself through its /dev/dst/ nodes", s->name);
 	for (k = 0; k < s->nnodes; k++) {
@@ -209,7 +145,7 @@ static void check_storage(struct checker *ck, size_t i)
 					       n->target);
 			continue;
 		}
-		if (!strncmp(n->target, "/dev/dst/", 9) && !dev_storage(c, n->target))
+		if (!strncmp(n->target, "/dev/dst/", 9) && !config_dev_storage(c, n->target))
 			report(ck, s->file, n->line, true,
 			       "storage '%s': node %s is no storage of this file", s->name,
 			       n->target);
@@ -269,7 +205,7 @@ static void check_export(struct checker *ck, size_t i)
 				       "export '%s' serves %s, a node of storage '%s': write to it through /dev/dst/%s",
 				       e->name, e->device, s->name, s->name);
 	}
-	if (!strncmp(e->device, "/dev/dst/", 9) && !dev_storage(c, e->device))
+	if (!strncmp(e->device, "/dev/dst/", 9) && !config_dev_storage(c, e->device))
 		report(ck, e->file, e->line, true, "export '%s': %s is no storage of this file",
 		       e->name, e->device);
 	for (a = 0; a < e->allow.n; a++)
