@@ -409,6 +409,7 @@ static int export_up_fresh(const struct dst_config *c, const struct conf_export 
 	eo.addr_len = e->addr_len;
 	eo.read_only = e->read_only;
 	eo.integrity = e->integrity;
+	eo.shared = e->shared;
 	eo.secret_file = e->secret_file;
 	eo.allow = e->allow;
 	if (export_request(DST_CMD_EXPORT_NEW, &eo))
@@ -679,7 +680,7 @@ static bool export_same(const struct export_info *ei, const struct conf_export *
 {
 	return !strcmp(ei->device, e->device) && ei->read_only == e->read_only &&
 	       same_addr(&ei->addr, &e->addr) && ei->integrity == e->integrity &&
-	       ei->auth == !!e->secret_file && same_allow(&ei->allow, &e->allow);
+	       ei->shared == e->shared && ei->auth == !!e->secret_file && same_allow(&ei->allow, &e->allow);
 }
 
 int cmd_adjust(int argc, char *argv[])

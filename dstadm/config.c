@@ -501,6 +501,8 @@ static int parse_export(struct lexer *lx, const struct token *kw)
 			e->read_only = true;
 		} else if (!strcmp(t.text, "integrity")) {
 			e->integrity = true;
+		} else if (!strcmp(t.text, "shared")) {
+			e->shared = true;
 		} else if (!strcmp(t.text, "secret-file")) {
 			if (e->secret_file)
 				return conf_error(lx, &t, "'secret-file' given twice");
@@ -514,7 +516,7 @@ static int parse_export(struct lexer *lx, const struct token *kw)
 				return -1;
 			continue;
 		} else {
-			return conf_error(lx, &t, "unknown setting '%s' of an export: expected device, listen, read-only, allow, secret-file or integrity",
+			return conf_error(lx, &t, "unknown setting '%s' of an export: expected device, listen, read-only, allow, secret-file, integrity or shared",
 					  t.text);
 		}
 		if (expect_end(lx, t.text) < 0)
@@ -858,6 +860,8 @@ static void dump_export(FILE *f, const struct conf_export *e, bool gap)
 		fputs("\t# secret-file FILE: it has a secret, which is never shown\n", f);
 	if (e->integrity)
 		fputs("\tintegrity\n", f);
+	if (e->shared)
+		fputs("\tshared\n", f);
 	fputs("}\n", f);
 }
 

@@ -51,6 +51,7 @@ struct conf_export {
 	socklen_t addr_len;
 	bool read_only;
 	bool integrity;
+	bool shared;			/* many writers at once */
 	char *secret_file;		/* NULL: none */
 	bool secret_hidden;		/* showconf: it has one, not shown */
 	struct allow_list allow;	/* none: loopback clients only */

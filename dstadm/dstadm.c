@@ -71,6 +71,8 @@ static const struct cmd_option export_options[] = {
 	  "clients that may connect, repeated (default: loopback only)" },
 	{ "secret-file", 'S', "PATH", false, "clients must prove the secret in PATH" },
 	{ "integrity", 'I', NULL, false, "clients must use CRC-32C" },
+	{ "shared", 's', NULL, false,
+	  "clients of many hosts may write at once (cluster filesystems)" },
 	{ NULL, 0, NULL, false, NULL },
 };
 

@@ -228,6 +228,7 @@ struct export_opts {
 	bool help;
 	bool read_only;
 	bool integrity;			/* clients must use CRC32C */
+	bool shared;			/* many writers at once */
 	const char *name;
 	const char *device;
 	const char *listen;		/* as given */
@@ -388,6 +389,7 @@ struct export_info {
 	uint64_t crc_errors;
 	bool auth;			/* has a secret */
 	bool integrity;
+	bool shared;			/* many writers at once */
 	bool has_allow;			/* else loopback clients only */
 	struct allow_list allow;
 	struct client_info client[DST_CLIENT_LIST_MAX];

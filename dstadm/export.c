@@ -67,6 +67,9 @@ int export_parse(int argc, char *argv[], struct export_opts *o)
 		case 'I':
 			o->integrity = true;
 			break;
+		case 's':
+			o->shared = true;
+			break;
 		case 'h':
 			o->help = true;
 			print_command_help(stdout, find_command("export"));

@@ -268,7 +268,8 @@ int export_info_parse(const struct nlattr *nest, struct export_info *ei)
 	    get_u64(tb[DST_EXPORT_A_CRC_ERRORS], &ei->crc_errors, false) ||
 	    get_flag(tb[DST_EXPORT_A_READ_ONLY], &ei->read_only) ||
 	    get_flag(tb[DST_EXPORT_A_AUTH], &ei->auth) ||
-	    get_flag(tb[DST_EXPORT_A_INTEGRITY], &ei->integrity))
+	    get_flag(tb[DST_EXPORT_A_INTEGRITY], &ei->integrity) ||
+	    get_flag(tb[DST_EXPORT_A_SHARED], &ei->shared))
 		return -1;
 	ei->has_allow = tb[DST_EXPORT_A_ALLOW];
 	if ((ei->has_allow && allow_parse(tb[DST_EXPORT_A_ALLOW], &ei->allow) < 0) ||

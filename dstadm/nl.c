@@ -254,6 +254,8 @@ int dst_nl_put_export(struct dst_nl *nl, struct nlmsghdr *nlh,
 	       !mnl_attr_put_check(nlh, size, DST_EXPORT_A_READ_ONLY, 0, "")) ||
 	      (o->integrity &&
 	       !mnl_attr_put_check(nlh, size, DST_EXPORT_A_INTEGRITY, 0, "")) ||
+	      (o->shared &&
+	       !mnl_attr_put_check(nlh, size, DST_EXPORT_A_SHARED, 0, "")) ||
 	      !put_allow(nl, nlh, &o->allow)))) {
 		fprintf(stderr, "%s: argument too long\n", PROG);
 		return -1;

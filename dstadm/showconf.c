@@ -69,6 +69,7 @@ static int export_conf(struct conf_export *e, const struct export_info *ei)
 	e->listen = addr_text(&ei->addr, ei->addr_len);
 	e->read_only = ei->read_only;
 	e->integrity = ei->integrity;
+	e->shared = ei->shared;
 	e->secret_hidden = ei->auth;
 	if (ei->has_allow)
 		e->allow = ei->allow;

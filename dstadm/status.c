@@ -323,6 +323,7 @@ static void export_print_text(FILE *f, const struct export_info *ei)
 	fprintf(f, "  size: %s\n", size);
 	fprintf(f, "  secret: %s\n", ei->auth ? "yes" : "no");
 	fprintf(f, "  integrity: %s\n", ei->integrity ? "crc32c" : "none");
+	fprintf(f, "  writers: %s\n", ei->shared ? "shared" : "one at a time");
 	if (!ei->has_allow)
 		fprintf(f, "  allow: loopback only (no allow list)\n");
 	for (i = 0; i < ei->allow.n; i++) {
@@ -570,6 +571,7 @@ static bool export_json(struct json_object *arr, const struct export_info *ei)
 	       add(o, "secret", json_object_new_boolean(ei->auth)) &&
 	       add(o, "integrity",
 		   json_object_new_string(ei->integrity ? "crc32c" : "none")) &&
+	       add(o, "shared", json_object_new_boolean(ei->shared)) &&
 	       allow_json(o, ei) &&
 	       add(o, "clients", json_object_new_int64(ei->clients)) &&
 	       clients_json(o, ei) &&

@@ -136,6 +136,7 @@ struct dst_export_opts {
 	const u8 *secret;		/* shared secret, NULL for none */
 	unsigned int secret_len;
 	bool integrity;			/* clients must use CRC32C */
+	bool shared;			/* writers of many sessions */
 };
 
 /**

@@ -191,6 +191,7 @@ struct dst_export *dst_export_create(const char *name, const char *path,
 		    (opts->read_only ? 0 : FMODE_WRITE);
 	exp->acl = opts->acl;
 	exp->integrity = opts->integrity;
+	exp->shared = opts->shared;
 	INIT_LIST_HEAD(&exp->clients);
 	mutex_init(&exp->lock);
 	atomic_set(&exp->threads, 1);
@@ -233,9 +234,10 @@ struct dst_export *dst_export_create(const char *name, const char *path,
 		goto err_xa;
 	}
 	__module_get(THIS_MODULE);
-	pr_info("export %s: %s on %pISpc%s%s%s\n", exp->name, exp->path,
+	pr_info("export %s: %s on %pISpc%s%s%s%s\n", exp->name, exp->path,
 		&exp->addr, exp->read_only ? ", read-only" : "",
-		exp->auth ? ", secret" : "", exp->integrity ? ", crc32c" : "");
+		exp->auth ? ", secret" : "", exp->integrity ? ", crc32c" : "",
+		exp->shared ? ", shared" : "");
 	if (!exp->acl)
 		pr_info("export %s: no allow list, accepting loopback clients only\n",
 			exp->name);
@@ -312,6 +314,7 @@ int dst_export_fill(struct sk_buff *skb, struct dst_export *exp)
 			      DST_EXPORT_A_PAD) ||
 	    (exp->auth && nla_put_flag(skb, DST_EXPORT_A_AUTH)) ||
 	    (exp->integrity && nla_put_flag(skb, DST_EXPORT_A_INTEGRITY)) ||
+	    (exp->shared && nla_put_flag(skb, DST_EXPORT_A_SHARED)) ||
 	    dst_access_fill(skb, DST_EXPORT_A_ALLOW, exp->acl) ||
 	    dst_export_fill_clients(skb, exp)) {
 		nla_nest_cancel(skb, nest);

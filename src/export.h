@@ -42,6 +42,7 @@
  * @acl:	allow list, NULL: loopback clients only
  * @auth:	the keyed HMAC of the secret, NULL for none
  * @integrity:	clients must use CRC32C
+ * @shared:	clients of more than one session may write
  * @size:	bytes served, and what the device can do
  */
 struct dst_export {
@@ -70,6 +71,7 @@ struct dst_export {
 	struct dst_access *acl;
 	struct crypto_shash *auth;
 	bool integrity;
+	bool shared;
 	u64 size;
 	u32 logical_block_size;
 	u32 physical_block_size;

@@ -86,6 +86,7 @@ static const struct nla_policy dst_export_policy[DST_EXPORT_A_MAX + 1] = {
 	[DST_EXPORT_A_AUTH_FAILED] = { .type = NLA_REJECT },
 	[DST_EXPORT_A_CRC_ERRORS] = { .type = NLA_REJECT },
 	[DST_EXPORT_A_CLIENT_LIST] = { .type = NLA_REJECT },
+	[DST_EXPORT_A_SHARED]	= { .type = NLA_FLAG },
 };
 
 static const struct nla_policy dst_policy[DST_A_MAX + 1] = {
@@ -866,6 +867,7 @@ static int dst_genl_export_new(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	opts.read_only = nla_get_flag(tb[DST_EXPORT_A_READ_ONLY]);
 	opts.integrity = nla_get_flag(tb[DST_EXPORT_A_INTEGRITY]);
+	opts.shared = nla_get_flag(tb[DST_EXPORT_A_SHARED]);
 	if (tb[DST_EXPORT_A_SECRET]) {
 		opts.secret = nla_data(tb[DST_EXPORT_A_SECRET]);
 		opts.secret_len = nla_len(tb[DST_EXPORT_A_SECRET]);

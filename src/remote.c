@@ -654,6 +654,9 @@ static int dst_remote_refused(struct dst_remote *r,
 	case DST_EPERM:
 		*why = "the export does not let this host in";
 		return -EACCES;
+	case DST_EBUSY:
+		*why = "another client writes to the export, which is not shared";
+		return -EBUSY;
 	default:
 		*why = "the export refused the connection";
 		return -ECONNREFUSED;

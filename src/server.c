@@ -419,6 +419,41 @@ static bool dst_client_older(struct dst_client *c)
 }
 
 /*
+ * Put @c in its session.  One writer at a time: unless the export is
+ * shared, a client that may write is refused while a client of another
+ * session may write, so that two hosts never write to the device unknown
+ * to each other (two mirrors with one leg would diverge silently).  A
+ * connection that is not answered yet counts, so two newcomers cannot
+ * both pass.  false, with @reason, when refused.
+ */
+static bool dst_client_join(struct dst_client *c, u64 session, u32 generation,
+			    char *reason)
+{
+	struct dst_export *exp = c->exp;
+	struct dst_client *o, *writer = NULL;
+
+	mutex_lock(&exp->lock);
+	list_for_each_entry(o, &exp->clients, list) {
+		if (!exp->shared && !c->read_only && !o->read_only &&
+		    o->session && o->session != session && !o->fenced) {
+			writer = o;
+			break;
+		}
+	}
+	if (writer) {
+		snprintf(reason, DST_REASON_LEN, "in use by %pISpc",
+			 &writer->peer);
+		pr_warn_ratelimited("export %s: client %pISpc: refused, %pISpc writes to it (not shared)\n",
+				    exp->name, &c->peer, &writer->peer);
+	} else {
+		c->session = session;
+		c->generation = generation;
+	}
+	mutex_unlock(&exp->lock);
+	return !writer;
+}
+
+/*
  * A client connected again: its older connections (it gave up on them)
  * are fenced before this one is answered.  Each stops reading requests
  * and is gone once the requests it started are done, so that none of
@@ -426,8 +461,7 @@ static bool dst_client_older(struct dst_client *c)
  * sends again what it did not see answered).  NULL, or why this
  * connection is refused.
  */
-static const char *dst_client_fence(struct dst_client *c, u64 session,
-				    u32 generation)
+static const char *dst_client_fence(struct dst_client *c)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	long timeout = DST_HELLO_TIMEOUT;
@@ -436,12 +470,10 @@ static const char *dst_client_fence(struct dst_client *c, u64 session,
 	struct dst_client *o;
 
 	mutex_lock(&exp->lock);
-	c->session = session;
-	c->generation = generation;
 	list_for_each_entry(o, &exp->clients, list) {
-		if (o == c || o->session != session)
+		if (o == c || o->session != c->session)
 			continue;
-		if (o->generation >= generation) {
+		if (o->generation >= c->generation) {
 			why = "a newer connection of this client is open";
 			break;
 		}
@@ -545,8 +577,13 @@ static int dst_client_hello(struct dst_client *c)
 	}
 	if (exp->auth && !dst_client_auth(c, &hello))
 		return -EPERM;
-	deny = dst_client_fence(c, be64_to_cpu(hello.session),
-				be32_to_cpu(hello.generation));
+	if (!dst_client_join(c, be64_to_cpu(hello.session),
+			     be32_to_cpu(hello.generation), rep.reason)) {
+		rep.error = cpu_to_be16(DST_EBUSY);
+		dst_sock_send(c->sock, &rep, sizeof(rep), false);
+		return -EBUSY;
+	}
+	deny = dst_client_fence(c);
 	if (deny) {
 		dst_client_refuse(c, deny);
 		dst_client_deny(c, DST_EINVAL, deny);

@@ -296,6 +296,11 @@ enum dst_export_attr {
 	 * DST_CLIENT_LIST_MAX connected clients (reply only)
 	 */
 	DST_EXPORT_A_CLIENT_LIST,
+	/*
+	 * flag: more than one client may write at a time (a cluster
+	 * filesystem's); without it a second writer is refused
+	 */
+	DST_EXPORT_A_SHARED,
 	__DST_EXPORT_A_MAX,
 };
 
@@ -541,6 +546,7 @@ enum dst_status {
 	DST_EVERSION		= 7,	/* hello: protocol version not served */
 	DST_EPERM		= 8,	/* hello: client not allowed */
 	DST_ECRC		= 9,	/* the WRITE's data_crc did not match */
+	DST_EBUSY		= 10,	/* hello: another client writes */
 };
 
 #endif /* _UAPI_LINUX_DST_H */

@@ -1227,6 +1227,7 @@ static void sample_full(struct storage_info *si, struct node_info *ni,
 	ei[0].clients = 1;
 	ei[0].auth = true;
 	ei[0].integrity = true;
+	ei[0].shared = true;
 	ei[0].denied = 2;
 	ei[0].auth_failed = 3;
 	ei[0].crc_errors = 4;
@@ -1342,6 +1343,7 @@ static void test_status_json_full(void **state)
 	assert_int_equal(get_num(o, "crc_errors"), 4);
 	assert_true(get_bool(o, "secret"));
 	assert_string_equal(get_str(o, "integrity"), "crc32c");
+	assert_true(get_bool(o, "shared"));
 	assert_true(json_object_object_get_ex(o, "allow", &v));
 	assert_int_equal(json_object_array_length(v), 2);
 	assert_string_equal(get_str(json_object_array_get_idx(v, 1), "prefix"), "2001:db8::/32");
@@ -1412,6 +1414,7 @@ static void test_status_text_full(void **state)
 		"  size: 1.00 GiB\n"
 		"  secret: yes\n"
 		"  integrity: crc32c\n"
+		"  writers: shared\n"
 		"  allow: 10.0.0.0/8\n"
 		"  allow: 2001:db8::/32 read-only\n"
 		"  clients: 1\n"
@@ -1426,6 +1429,7 @@ static void test_status_text_full(void **state)
 		"  size: 0 B\n"
 		"  secret: no\n"
 		"  integrity: none\n"
+		"  writers: one at a time\n"
 		"  allow: loopback only (no allow list)\n"
 		"  clients: 0\n"
 		"  refused: 12345678901 bad input, 0 not allowed, 0 failed authentication\n"
@@ -1907,6 +1911,7 @@ static void test_status_tree(void **state)
 		"  size: 0 B\n"
 		"  secret: no\n"
 		"  integrity: none\n"
+		"  writers: one at a time\n"
 		"  allow: loopback only (no allow list)\n"
 		"  clients: 0\n"
 		"  refused: 0 bad input, 0 not allowed, 0 failed authentication\n"
@@ -2430,7 +2435,7 @@ static void test_config_dump(void **state)
 			   " secret-file /etc/dst/m.key integrity\n}\n\n"
 			   "export x {\n\tdevice /dev/dst/m\n\tlisten 127.0.0.1:7000\n"
 			   "\tallow 10.0.0.0/8\n\tallow 2001:db8::/32 read-only\n"
-			   "\tsecret-file /etc/dst/x.key\n\tintegrity\n}\n";
+			   "\tsecret-file /etc/dst/x.key\n\tintegrity\n\tshared\n}\n";
 	struct dst_config c;
 	char msg[256], *out = NULL;
 	size_t len = 0;
