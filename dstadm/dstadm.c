@@ -52,6 +52,12 @@ static const struct cmd_option start_options[] = {
 	{ NULL, 0, NULL, false, NULL },
 };
 
+static const struct cmd_option resize_options[] = {
+	{ "assume-clean", 'A', NULL, false,
+	  "mirror: what the legs grew by is identical, no resync" },
+	{ NULL, 0, NULL, false, NULL },
+};
+
 static const struct cmd_option wait_options[] = {
 	{ "timeout", 't', "SECONDS", false, "give up after SECONDS (exit 1)" },
 	{ NULL, 0, NULL, false, NULL },
@@ -111,6 +117,8 @@ const struct command dstadm_commands[] = {
 	{ "remove", cmd_remove, "NAME NODE", no_options, "remove a node from a storage" },
 	{ "start", cmd_start, "NAME", start_options, "start a storage: make its /dev/dstN" },
 	{ "stop", cmd_stop, "NAME", no_options, "stop a storage: remove its /dev/dstN" },
+	{ "resize", cmd_resize, "NAME", resize_options,
+	  "grow a storage or export to what its devices grew by" },
 	{ "wait", cmd_wait, "NAME", wait_options,
 	  "wait until every leg of a mirror is in sync, showing progress" },
 	{ "import", cmd_import, "NAME", import_options,

@@ -76,6 +76,7 @@ int cmd_create(int argc, char *argv[]);
 int cmd_delete(int argc, char *argv[]);
 int cmd_start(int argc, char *argv[]);
 int cmd_stop(int argc, char *argv[]);
+int cmd_resize(int argc, char *argv[]);
 int cmd_add(int argc, char *argv[]);
 int cmd_remove(int argc, char *argv[]);
 int cmd_wait(int argc, char *argv[]);
@@ -135,6 +136,12 @@ struct wait_opts {
 };
 
 struct start_opts {
+	bool help;
+	bool assume_clean;
+	const char *name;
+};
+
+struct resize_opts {
 	bool help;
 	bool assume_clean;
 	const char *name;
@@ -243,6 +250,7 @@ int delete_parse(int argc, char *argv[], struct delete_opts *o);
 int status_parse(int argc, char *argv[], struct status_opts *o);
 int start_parse(int argc, char *argv[], struct start_opts *o);
 int stop_parse(int argc, char *argv[], struct name_opts *o);
+int resize_parse(int argc, char *argv[], struct resize_opts *o);
 int unexport_parse(int argc, char *argv[], struct name_opts *o);
 int add_parse(int argc, char *argv[], struct add_opts *o);
 int remove_parse(int argc, char *argv[], struct remove_opts *o);

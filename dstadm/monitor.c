@@ -24,6 +24,7 @@ static const char *const event_names[] = {
 	[DST_EVENT_LEG_OUT_OF_SYNC] = "out-of-sync",
 	[DST_EVENT_RESYNC_START] = "resync-start",
 	[DST_EVENT_RESYNC_DONE] = "resync-done",
+	[DST_EVENT_RESIZE] = "resize",
 	[DST_EVENT_RESYNC_ABORT] = "resync-abort",
 };
 
@@ -171,8 +172,8 @@ int event_print(FILE *f, const struct event_info *ev, bool json, time_t when)
 		if (ev->state)
 			fprintf(f, " %s", ev->state);
 		if (ev->has_bytes)
-			fprintf(f, " (%llu bytes resynced)",
-				(unsigned long long)ev->bytes);
+			fprintf(f, " (%llu bytes%s)", (unsigned long long)ev->bytes,
+				strcmp(ev->what, "resize") ? " resynced" : "");
 		fputc('\n', f);
 		return fflush(f) ? -1 : 0;
 	}

@@ -55,11 +55,37 @@ static void dst_linear_map(struct dst_storage *st, struct bio *bio)
 	dst_node_submit(node, bio);
 }
 
+/*
+ * The last node's growth extends the storage; another node's would move
+ * the data of the nodes after it, and is not used.
+ */
+static int dst_linear_resize(struct dst_storage *st, bool assume_clean,
+			     const char **why)
+{
+	struct dst_node *last = list_last_entry(&st->nodes, struct dst_node,
+						list);
+	u64 end = last->start + dst_node_capacity(last);
+
+	if (st->state == DST_STORAGE_RUNNING)
+		end = round_down(end, st->limits.logical_block_size);
+	if (end <= st->size)
+		return 0;
+	if (end > DST_MAX_SIZE) {
+		*why = "the storage would be larger than 1 EiB";
+		return -EFBIG;
+	}
+	/* The disk is not larger yet: no I/O goes past the old end. */
+	WRITE_ONCE(last->size, end - last->start);
+	st->size = end;
+	return 0;
+}
+
 static struct dst_alg_ops dst_linear_alg = {
 	.name		= "linear",
 	.owner		= THIS_MODULE,
 	.layout		= dst_linear_layout,
 	.map		= dst_linear_map,
+	.resize		= dst_linear_resize,
 };
 
 int __init dst_linear_init(void)

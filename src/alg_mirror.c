@@ -15,6 +15,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bio.h>
+#include <linux/bitmap.h>
 #include <linux/kthread.h>
 #include <linux/log2.h>
 #include <linux/module.h>
@@ -443,6 +444,7 @@ static int dst_mirror_start(struct dst_storage *st, bool assume_clean,
 		return -ENOMEM;
 	ms->st = st;
 	spin_lock_init(&ms->lock);
+	mutex_init(&ms->resize_lock);
 	ms->region_shift = ilog2(st->chunk_size) - SECTOR_SHIFT;
 	ms->sectors = st->size >> SECTOR_SHIFT;
 	ms->nr_regions = DIV_ROUND_UP_ULL(ms->sectors, 1ULL << ms->region_shift);
@@ -594,6 +596,98 @@ static int dst_mirror_del_running(struct dst_storage *st,
 	return 0;
 }
 
+/*
+ * Grow a running mirror to @sectors: every leg's dirty bitmap gets the
+ * new regions, which are dirty on every leg but the first in sync (the
+ * source), unless @assume_clean, so that resync copies them, as md
+ * resyncs what a raid1 grew by.  Resync is parked meanwhile: it reads the
+ * size and the bitmaps without the lock.
+ */
+static int dst_mirror_grow(struct dst_mirror *ms, sector_t sectors,
+			   bool assume_clean, const char **why)
+{
+	u64 regions = DIV_ROUND_UP_ULL(sectors, 1ULL << ms->region_shift);
+	unsigned long *dirty[DST_MIRROR_MAX_LEGS] = {};
+	sector_t old = ms->sectors;
+	struct dst_leg *leg, *src = NULL;
+	unsigned int i;
+	int err = 0;
+
+	if (regions > DST_MIRROR_MAX_REGIONS) {
+		*why = "chunk size too small for the new size of the mirror";
+		return -EINVAL;
+	}
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		dirty[i] = kvcalloc(BITS_TO_LONGS(regions),
+				    sizeof(unsigned long), DST_GFP_CMD);
+		if (!dirty[i]) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+
+	kthread_park(ms->resync);
+	mutex_lock(&ms->resize_lock);
+	spin_lock_irq(&ms->lock);
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		bitmap_copy(dirty[i], leg->dirty, ms->nr_regions);
+		swap(leg->dirty, dirty[i]);
+		if (!src && leg->sync == DST_SYNC_IN_SYNC)
+			src = leg;
+	}
+	ms->nr_regions = regions;
+	ms->sectors = sectors;
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		if (assume_clean || leg == src)
+			continue;
+		dst_leg_mark(ms, leg, old, sectors - old);
+		if (leg->sync == DST_SYNC_IN_SYNC)
+			leg->sync = DST_SYNC_RESYNCING;
+	}
+	spin_unlock_irq(&ms->lock);
+	mutex_unlock(&ms->resize_lock);
+	kthread_unpark(ms->resync);
+	wake_up(&ms->resync_wait);
+out:
+	/* The old bitmaps, or the new ones on failure. */
+	for (i = 0; i < DST_MIRROR_MAX_LEGS; i++)
+		kvfree(dirty[i]);
+	return err;
+}
+
+/* The smallest leg's size; the new area resynced unless @assume_clean. */
+static int dst_mirror_resize(struct dst_storage *st, bool assume_clean,
+			     const char **why)
+{
+	struct dst_node *node;
+	u64 size = DST_MAX_SIZE;
+	int err;
+
+	list_for_each_entry(node, &st->nodes, list)
+		size = min(size, dst_node_capacity(node));
+	if (st->state == DST_STORAGE_RUNNING)
+		size = round_down(size, st->limits.logical_block_size);
+	if (size <= st->size)
+		return 0;
+	/* Its file holds a header and the bits of one size. */
+	if (st->bitmap[0]) {
+		*why = "a mirror with a bitmap cannot grow";
+		return -EOPNOTSUPP;
+	}
+	if (st->state == DST_STORAGE_RUNNING) {
+		err = dst_mirror_grow(st->priv, size >> SECTOR_SHIFT,
+				      assume_clean, why);
+		if (err)
+			return err;
+	}
+	list_for_each_entry(node, &st->nodes, list)
+		node->size = dst_node_capacity(node);
+	st->size = size;
+	return 0;
+}
+
 static struct dst_alg_ops dst_mirror_alg = {
 	.name		= "mirror",
 	.owner		= THIS_MODULE,
@@ -608,6 +702,7 @@ static struct dst_alg_ops dst_mirror_alg = {
 	.stop		= dst_mirror_stop,
 	.add_running	= dst_mirror_add_running,
 	.del_running	= dst_mirror_del_running,
+	.resize		= dst_mirror_resize,
 	.fill_storage	= dst_mirror_fill_storage,
 	.fill_node	= dst_mirror_fill_node,
 	.storage_group	= &dst_mirror_storage_group,

@@ -11,13 +11,18 @@
 
 #include "dst.h"
 
+u32 dst_crc_buf(const void *buf, size_t len)
+{
+	return ~crc32c(~0U, buf, len);
+}
+
 u32 dst_crc_hdr(const void *hdr, size_t len, __be32 *field)
 {
 	__be32 saved = *field;
 	u32 crc;
 
 	*field = 0;
-	crc = ~crc32c(~0U, hdr, len);
+	crc = dst_crc_buf(hdr, len);
 	*field = saved;
 	return crc;
 }

@@ -57,6 +57,9 @@ struct dst_remote;
  * @add_running: optional, take a node into a running storage
  * @del_running: optional, let go of a node of a running storage; the
  *		node's sysfs directory is gone when it returns 0
+ * @resize:	take what the nodes grew by (dst_node_capacity()), stopped
+ *		or running: set the nodes' and the storage's sizes, a
+ *		multiple of the disk's block size while it runs
  * @fill_storage: optional, put the algorithm's DST_STORAGE_A_* of a
  *		running storage
  * @fill_node:	optional, likewise DST_NODE_A_* of a node
@@ -81,6 +84,8 @@ struct dst_alg_ops {
 			   const char **why);
 	int (*del_running)(struct dst_storage *st, struct dst_node *node,
 			   const char **why);
+	int (*resize)(struct dst_storage *st, bool assume_clean,
+		      const char **why);
 	int (*fill_storage)(struct sk_buff *skb, struct dst_storage *st);
 	int (*fill_node)(struct sk_buff *skb, struct dst_node *node);
 	const struct attribute_group *storage_group;
@@ -146,7 +151,8 @@ struct dst_export_opts {
  * @id:		index in the storage
  * @type:	enum dst_node_type
  * @start:	first byte of the storage that this node holds (linear)
- * @size:	bytes
+ * @size:	bytes the storage uses (a mirror leg: all it had when last
+ *		looked at)
  * @limits:	what the node can do
  * @bdev:	the device of a local node, opened exclusively
  * @path:	its path as given
@@ -255,6 +261,13 @@ struct dst_node *dst_storage_node(struct dst_storage *st, u32 id);
 struct dst_storage *dst_storage_find(const char *name);
 struct dst_storage *dst_storage_next(u32 *id);
 
+/* Growing: resize.c */
+u64 dst_node_capacity(struct dst_node *node);
+int dst_storage_resize(struct dst_storage *st, bool assume_clean,
+		       const char **why);
+void dst_storage_grow_later(void);
+void dst_resize_exit(void);
+
 /* Nodes: node.c */
 struct dst_node *dst_node_create_remote(const struct sockaddr_storage *addr,
 					int addrlen,
@@ -290,6 +303,7 @@ void dst_remote_get_opts(struct dst_remote *r, struct dst_remote_opts *opts);
 bool dst_remote_auth(struct dst_remote *r);
 u64 dst_remote_crc_errors(struct dst_remote *r);
 u64 dst_remote_session(struct dst_remote *r);
+u64 dst_remote_size(struct dst_remote *r);
 const struct sockaddr_storage *dst_remote_addr(struct dst_remote *r, int *len);
 
 /* Socket helpers: sock.c */
@@ -341,6 +355,8 @@ void dst_export_destroy(struct dst_export *exp);
 struct dst_export *dst_export_find(const char *name);
 struct dst_export *dst_export_next(unsigned long *index);
 struct block_device *dst_export_session_bdev(u64 session);
+int dst_export_resize(struct dst_export *exp, const char **why);
+void dst_export_disk_resized(struct gendisk *disk);
 int dst_export_fill(struct sk_buff *skb, struct dst_export *exp);
 void dst_export_lock(void);
 void dst_export_unlock(void);
@@ -359,6 +375,7 @@ bool dst_auth_check(struct crypto_shash *tfm, bool server, const u8 *cchal,
 		    const u8 *schal, const u8 *resp);
 
 /* Checksums of messages: crc.c */
+u32 dst_crc_buf(const void *buf, size_t len);
 u32 dst_crc_hdr(const void *hdr, size_t len, __be32 *field);
 u32 dst_crc_bio(struct bio *bio, struct bvec_iter iter);
 

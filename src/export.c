@@ -154,7 +154,7 @@ static void dst_export_probe(struct dst_export *exp)
 	exp->logical_block_size = bdev_logical_block_size(bdev);
 	exp->physical_block_size = bdev_physical_block_size(bdev);
 	exp->max_request = DST_MAX_REQUEST;
-	exp->features = DST_FEAT_FLUSH | DST_FEAT_FUA;
+	exp->features = DST_FEAT_FLUSH | DST_FEAT_FUA | DST_FEAT_RESIZE;
 	if (bdev_max_discard_sectors(bdev))
 		exp->features |= DST_FEAT_DISCARD;
 	if (bdev_write_zeroes_sectors(bdev))
@@ -256,6 +256,34 @@ err_free:
 out:
 	*errp = err;
 	return NULL;
+}
+
+/*
+ * Serve the device's size now: a device that grew (lvextend, losetup -c,
+ * a storage of this host that grew) is told to the clients that take
+ * size notices, the others keep the size they were told.
+ */
+int dst_export_resize(struct dst_export *exp, const char **why)
+{
+	lockdep_assert_held(&dst_exports_lock);
+
+	return dst_export_set_size(exp, round_down(bdev_nr_bytes(exp->bdev),
+						   exp->logical_block_size),
+				   why);
+}
+
+/* @disk, a storage's, grew: so do the exports of it. */
+void dst_export_disk_resized(struct gendisk *disk)
+{
+	struct dst_export *exp;
+	unsigned long index;
+	const char *why;
+
+	mutex_lock(&dst_exports_lock);
+	xa_for_each(&dst_exports, index, exp)
+		if (exp->bdev->bd_disk == disk && dst_export_resize(exp, &why))
+			pr_warn("export %s: not resized: %s\n", exp->name, why);
+	mutex_unlock(&dst_exports_lock);
 }
 
 /* Take @exp out of the registry: no one finds it any more. */

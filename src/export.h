@@ -94,6 +94,7 @@ int dst_access_fill(struct sk_buff *skb, int attrtype,
 		    const struct dst_access *acl);
 
 void dst_client_start(struct dst_export *exp, struct socket *sock);
+int dst_export_set_size(struct dst_export *exp, u64 size, const char **why);
 void dst_export_close_clients(struct dst_export *exp);
 bool dst_export_serves(struct dst_export *exp, u64 session);
 int dst_export_fill_clients(struct sk_buff *skb, struct dst_export *exp);

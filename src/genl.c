@@ -254,7 +254,7 @@ void dst_event(struct dst_storage *st, u32 node, enum dst_event ev,
 	    nla_put_u32(skb, DST_EVENT_A_TYPE, ev) ||
 	    nla_put_string(skb, DST_EVENT_A_STORAGE, st->name) ||
 	    (node != U32_MAX && nla_put_u32(skb, DST_EVENT_A_NODE, node)) ||
-	    (ev == DST_EVENT_RESYNC_DONE &&
+	    ((ev == DST_EVENT_RESYNC_DONE || ev == DST_EVENT_RESIZE) &&
 	     nla_put_u64_64bit(skb, DST_EVENT_A_BYTES, bytes,
 			       DST_EVENT_A_PAD)))
 		goto err;
@@ -899,6 +899,46 @@ out:
 	return err;
 }
 
+static int dst_genl_storage_resize(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DST_STORAGE_A_MAX + 1];
+	struct dst_storage *st;
+	const char *why = NULL;
+	int err;
+
+	st = dst_genl_storage_claim(info, tb, &err);
+	if (!st)
+		return err;
+	err = dst_storage_resize(st, nla_get_flag(tb[DST_STORAGE_A_ASSUME_CLEAN]),
+				 &why);
+	dst_genl_storage_release(st);
+	if (err)
+		dst_genl_why(info, why);
+	return err;
+}
+
+static int dst_genl_export_resize(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DST_EXPORT_A_MAX + 1];
+	struct dst_export *exp;
+	const char *why = NULL;
+	int err;
+
+	err = dst_genl_export_name(info, tb);
+	if (err)
+		return err;
+	dst_export_lock();
+	exp = dst_export_find(nla_data(tb[DST_EXPORT_A_NAME]));
+	err = exp ? dst_export_resize(exp, &why) : -ENOENT;
+	dst_export_unlock();
+	if (!exp)
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_EXPORT_A_NAME],
+				    "no such export");
+	else if (err)
+		dst_genl_why(info, why);
+	return err;
+}
+
 static int dst_genl_export_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DST_EXPORT_A_MAX + 1];
@@ -1039,6 +1079,16 @@ static const struct genl_small_ops dst_genl_ops[] = {
 		.flags	= GENL_ADMIN_PERM,
 		.doit	= dst_genl_export_get,
 		.dumpit	= dst_genl_export_dump,
+	},
+	{
+		.cmd	= DST_CMD_STORAGE_RESIZE,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= dst_genl_storage_resize,
+	},
+	{
+		.cmd	= DST_CMD_EXPORT_RESIZE,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= dst_genl_export_resize,
 	},
 };
 

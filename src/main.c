@@ -49,6 +49,7 @@ err_disk:
 static void __exit dst_exit(void)
 {
 	dst_genl_exit();
+	dst_resize_exit();
 	dst_mirror_exit();
 	dst_linear_exit();
 	dst_server_exit();

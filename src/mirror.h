@@ -10,6 +10,7 @@
 
 #include <linux/bio.h>
 #include <linux/mempool.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -66,6 +67,8 @@ struct dst_bitmap;
  * struct dst_mirror - a running mirror, storage->priv
  * @st:		the storage
  * @lock:	the legs' state and bitmaps, @legs, the resync window
+ * @resize_lock: the legs' bitmaps change size under it too, for readers
+ *		that walk them without @lock
  * @legs:	the legs by slot; a slot changes only with @resync parked
  *		and the leg idle
  * @present:	the slots in use
@@ -97,6 +100,7 @@ struct dst_bitmap;
 struct dst_mirror {
 	struct dst_storage *st;
 	spinlock_t lock;	/* see above */
+	struct mutex resize_lock;	/* see above */
 	struct dst_leg *legs[DST_MIRROR_MAX_LEGS];
 	unsigned long present;
 	unsigned int region_shift;

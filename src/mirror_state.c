@@ -476,11 +476,13 @@ static ssize_t chunks_show(struct kobject *kobj, struct kobj_attribute *attr,
 	u64 per, r, end;
 	ssize_t len = 0;
 
+	mutex_lock(&ms->resize_lock);
 	per = max_t(u64, 1, DIV_ROUND_UP_ULL(ms->nr_regions, PAGE_SIZE - 2));
 	for (r = 0; r < ms->nr_regions; r += per) {
 		end = min(r + per, ms->nr_regions);
 		buf[len++] = find_next_bit(leg->dirty, end, r) < end ? '-' : '+';
 	}
+	mutex_unlock(&ms->resize_lock);
 	buf[len++] = '\n';
 	return len;
 }

@@ -26,6 +26,10 @@
  * always for a leg of a mirror, which has the other legs, they fail at
  * once.
  *
+ * An export that grows says its new size (DST_NOTE_SIZE), as does the
+ * hello of a reconnect; the storage takes it from process context
+ * (resize.c).
+ *
  * With a secret, the handshake of auth.c proves both ends; a node that has
  * one refuses an export that does not.  With integrity, CRC32C is asked
  * for and required: a reply whose header checksum is wrong ends the
@@ -82,6 +86,7 @@ struct dst_remote_req {
  * @auth:	the keyed HMAC of the secret, NULL for none
  * @integrity:	CRC32C asked for and required
  * @crc_errors:	checksum mismatches seen by either end
+ * @size:	the export's size as it said last; the node's may lag behind
  * @task:	connects, receives, and connects again
  */
 struct dst_remote {
@@ -108,6 +113,7 @@ struct dst_remote {
 	struct crypto_shash *auth;
 	bool integrity;
 	atomic64_t crc_errors;
+	u64 size;
 	wait_queue_head_t wait;
 	struct task_struct *task;
 	struct delayed_work timeout_work;
@@ -376,6 +382,54 @@ static u32 dst_remote_crc_error(struct dst_remote *r,
 	return DST_EIO;
 }
 
+/* The export has @size bytes now: what it grew by, the storage may take. */
+static void dst_remote_sized(struct dst_remote *r, u64 size)
+{
+	u64 old = READ_ONCE(r->size);
+
+	WRITE_ONCE(r->size, size);
+	if (size <= old)
+		return;
+	pr_info("dst%u: node%u: %pISpc grew to %llu bytes\n",
+		r->node->st->id, r->node->id, &r->addr, size);
+	dst_storage_grow_later();
+}
+
+/* A size notice, whose header @rep came; nonzero ends the connection. */
+static int dst_remote_note_size(struct dst_remote *r,
+				const struct dst_reply *rep, const char **why)
+{
+	u32 lbs = r->node->limits.logical_block_size;
+	__be64 data;
+	u64 size;
+	int err;
+
+	if (!(r->node->limits.features & DST_FEAT_RESIZE) || rep->status ||
+	    rep->handle || be32_to_cpu(rep->length) != sizeof(data)) {
+		*why = "bad size notice";
+		return -EPROTO;
+	}
+	err = dst_sock_recv(r->sock, &data, sizeof(data));
+	if (err) {
+		*why = "connection lost in a size notice";
+		return err;
+	}
+	if (r->integrity &&
+	    be32_to_cpu(rep->data_crc) != dst_crc_buf(&data, sizeof(data))) {
+		atomic64_inc(&r->crc_errors);
+		*why = "size notice checksum mismatch";
+		return -EBADMSG;
+	}
+	size = be64_to_cpu(data);
+	if (size < READ_ONCE(r->size) || size > DST_MAX_SIZE ||
+	    size & (lbs - 1)) {
+		*why = "the export sent an impossible size";
+		return -EPROTO;
+	}
+	dst_remote_sized(r, size);
+	return 0;
+}
+
 /* Read and complete one reply; a negative errno ends the connection. */
 static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 {
@@ -401,6 +455,8 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 		*why = "bad reply header";
 		return -EPROTO;
 	}
+	if (rep.cmd == DST_NOTE_SIZE)
+		return dst_remote_note_size(r, &rep, why);
 	req = dst_remote_lookup(r, &rep);
 	if (!req) {
 		*why = "reply with an unknown handle";
@@ -713,7 +769,7 @@ static int dst_remote_handshake(struct dst_remote *r, struct socket *sock,
 		.flags = cpu_to_be16(r->auth ? DST_HELLO_AUTH : 0),
 		.features = cpu_to_be64(DST_FEAT_FLUSH | DST_FEAT_FUA |
 					DST_FEAT_DISCARD |
-					DST_FEAT_WRITE_ZEROES |
+					DST_FEAT_WRITE_ZEROES | DST_FEAT_RESIZE |
 					(r->integrity ? DST_FEAT_CRC32C : 0)),
 		.session = cpu_to_be64(r->session),
 		.generation = cpu_to_be32(++r->generation),
@@ -888,8 +944,10 @@ static int dst_remote_redial(struct dst_remote *r)
 			return -EINTR;
 		delay = min(delay * 2, r->reconnect_max);
 		err = dst_remote_dial(r, &h, &why);
-		if (!err && dst_remote_same(r, &h, &why))
+		if (!err && dst_remote_same(r, &h, &why)) {
+			dst_remote_sized(r, h.size);
 			break;
+		}
 		if (!err) {
 			err = -EINVAL;
 			mutex_lock(&r->sock_lock);
@@ -1002,6 +1060,7 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 		goto err_free;
 	node->size = h.size;
 	node->limits = h.limits;
+	r->size = h.size;
 	r->up = true;
 	return r;
 
@@ -1082,6 +1141,11 @@ bool dst_remote_auth(struct dst_remote *r)
 u64 dst_remote_crc_errors(struct dst_remote *r)
 {
 	return atomic64_read(&r->crc_errors);
+}
+
+u64 dst_remote_size(struct dst_remote *r)
+{
+	return READ_ONCE(r->size);
 }
 
 u64 dst_remote_session(struct dst_remote *r)

@@ -42,6 +42,9 @@ struct dst_client {
 	u64 session;
 	u32 generation;
 	bool fenced;
+	bool ready;
+	bool resize;
+	u64 size;
 	bool read_only;
 	bool auth;
 	bool crc;
@@ -111,6 +114,26 @@ static void dst_sreq_endio(struct bio *bio)
 	dst_sreq_done(sreq);
 }
 
+/* Tell the client the export's new size; @more: a reply follows at once. */
+static int dst_send_size(struct dst_client *c, u64 size, bool more)
+{
+	__be64 data = cpu_to_be64(size);
+	struct dst_reply rep = {
+		.magic = cpu_to_be32(DST_REP_MAGIC),
+		.version = DST_PROTO_VERSION,
+		.cmd = DST_NOTE_SIZE,
+		.length = cpu_to_be32(sizeof(data)),
+	};
+
+	if (c->crc) {
+		rep.data_crc = cpu_to_be32(dst_crc_buf(&data, sizeof(data)));
+		rep.hdr_crc = cpu_to_be32(dst_crc_hdr(&rep, sizeof(rep),
+						      &rep.hdr_crc));
+	}
+	return dst_sock_send(c->sock, &rep, sizeof(rep), true) ?:
+	       dst_sock_send(c->sock, &data, sizeof(data), more);
+}
+
 /* Send the reply of @sreq; @more: another reply follows at once. */
 static int dst_send_reply(struct dst_client *c, struct dst_sreq *sreq,
 			  bool more)
@@ -148,10 +171,19 @@ static void dst_client_tx(struct work_struct *work)
 	struct dst_sreq *sreq;
 	unsigned long flags;
 	LIST_HEAD(batch);
+	u64 size;
 
 	spin_lock_irqsave(&c->lock, flags);
 	list_splice_init(&c->done, &batch);
 	spin_unlock_irqrestore(&c->lock, flags);
+
+	/* The export grew since the client was told its size. */
+	size = READ_ONCE(c->exp->size);
+	if (c->resize && READ_ONCE(c->ready) && size != c->size) {
+		c->size = size;
+		if (dst_send_size(c, size, !list_empty(&batch)))
+			kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	}
 
 	while (!list_empty(&batch)) {
 		sreq = list_first_entry(&batch, struct dst_sreq, list);
@@ -219,7 +251,7 @@ static const char *dst_check_request(struct dst_client *c,
 		return "offset or length not aligned to the block size";
 	if (off > U64_MAX - len)
 		return "offset + length overflows";
-	if (off + len > exp->size)
+	if (off + len > READ_ONCE(exp->size))
 		return "beyond the end of the export";
 	return NULL;
 }
@@ -591,8 +623,10 @@ static int dst_client_hello(struct dst_client *c)
 	}
 	c->auth = exp->auth;
 	c->crc = features & DST_FEAT_CRC32C;
+	c->resize = features & DST_FEAT_RESIZE;
+	c->size = READ_ONCE(exp->size);
 
-	rep.size = cpu_to_be64(exp->size);
+	rep.size = cpu_to_be64(c->size);
 	rep.logical_block_size = cpu_to_be32(exp->logical_block_size);
 	rep.physical_block_size = cpu_to_be32(exp->physical_block_size);
 	rep.max_request = cpu_to_be32(exp->max_request);
@@ -619,6 +653,10 @@ static void dst_client_serve(struct dst_client *c)
 	c->hello_deadline = NULL;
 	mutex_lock(&exp->lock);
 	exp->handshakes--;
+	/* It may have grown since the hello reply said its size. */
+	c->ready = !err;
+	if (c->ready && c->resize && c->size != exp->size)
+		queue_work(dst_server_wq, &c->tx_work);
 	mutex_unlock(&exp->lock);
 	wake_up(&exp->wait);
 	if (err)
@@ -667,6 +705,10 @@ static int dst_client_rx(void *data)
 	dst_client_serve(c);
 
 	kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	/* No size notice queues the tx work from now on. */
+	mutex_lock(&exp->lock);
+	c->ready = false;
+	mutex_unlock(&exp->lock);
 	wait_event(c->wait, !atomic_read(&c->inflight));
 	flush_work(&c->tx_work);
 	memalloc_noio_restore(noio);
@@ -781,6 +823,35 @@ out:
 		nla_nest_cancel(skb, list);
 	else
 		nla_nest_end(skb, list);
+	return err;
+}
+
+/*
+ * Serve @size bytes from now on, and tell the clients that take size
+ * notices.  A smaller size is refused while clients are connected: they
+ * may use what is gone.
+ */
+int dst_export_set_size(struct dst_export *exp, u64 size, const char **why)
+{
+	struct dst_client *c;
+	int err = 0;
+
+	mutex_lock(&exp->lock);
+	if (!size) {
+		*why = "the device is empty (0 bytes)";
+		err = -ENOSPC;
+	} else if (size < exp->size && exp->nr_clients) {
+		*why = "the device is smaller than its connected clients use";
+		err = -EBUSY;
+	} else if (size != exp->size) {
+		pr_info("export %s: %llu bytes, was %llu\n", exp->name, size,
+			exp->size);
+		WRITE_ONCE(exp->size, size);
+		list_for_each_entry(c, &exp->clients, list)
+			if (c->ready && c->resize)
+				queue_work(dst_server_wq, &c->tx_work);
+	}
+	mutex_unlock(&exp->lock);
 	return err;
 }
 

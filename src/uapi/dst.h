@@ -73,7 +73,13 @@
  * DST_CMD_EVENT	multicast on "events" only: DST_A_EVENT { TYPE,
  *			STORAGE, NODE, BYTES } when a node goes down or comes
  *			back, a leg goes out of sync, a resync starts, ends
- *			or is cut short; not a request
+ *			or is cut short, a storage grows; not a request
+ * DST_CMD_STORAGE_RESIZE request: DST_A_STORAGE { NAME, ASSUME_CLEAN }: take
+ *			what the nodes grew by (linear: the last node; mirror:
+ *			the smallest leg); a mirror resyncs the new area
+ *			unless ASSUME_CLEAN
+ * DST_CMD_EXPORT_RESIZE request: DST_A_EXPORT { NAME }: serve the device's
+ *			size now, and tell the clients
  */
 enum dst_cmd {
 	DST_CMD_UNSPEC,
@@ -89,6 +95,8 @@ enum dst_cmd {
 	DST_CMD_EXPORT_GET,
 	DST_CMD_NODE_DEL,
 	DST_CMD_EVENT,
+	DST_CMD_STORAGE_RESIZE,
+	DST_CMD_EXPORT_RESIZE,
 	__DST_CMD_MAX,
 };
 
@@ -115,7 +123,11 @@ enum dst_event_attr {
 	DST_EVENT_A_TYPE,	/* u32: enum dst_event */
 	DST_EVENT_A_STORAGE,	/* string: the storage's name */
 	DST_EVENT_A_NODE,	/* u32: the node's id */
-	DST_EVENT_A_BYTES,	/* u64: RESYNC_DONE: bytes the storage resynced so far */
+	/*
+	 * u64: RESYNC_DONE: bytes the storage resynced so far; RESIZE: its
+	 * new size
+	 */
+	DST_EVENT_A_BYTES,
 	DST_EVENT_A_PAD,
 	__DST_EVENT_A_MAX,
 };
@@ -129,6 +141,7 @@ enum dst_event {
 	DST_EVENT_RESYNC_START,		/* a leg started to resync */
 	DST_EVENT_RESYNC_DONE,		/* a leg is in sync */
 	DST_EVENT_RESYNC_ABORT,		/* a resyncing leg failed */
+	DST_EVENT_RESIZE,		/* the storage grew */
 	__DST_EVENT_MAX,
 };
 
@@ -156,7 +169,10 @@ enum dst_storage_attr {
 	 * DST_CHUNK_MIN to DST_CHUNK_MAX; 0 or absent: DST_CHUNK_DEFAULT
 	 */
 	DST_STORAGE_A_CHUNK_SIZE,
-	/* flag, START only: the legs of a mirror are identical, no resync */
+	/*
+	 * flag, START and RESIZE only: the legs of a mirror (or the area
+	 * they grew by) are identical, no resync
+	 */
 	DST_STORAGE_A_ASSUME_CLEAN,
 	/* u64: bytes copied by resync since the start (reply only) */
 	DST_STORAGE_A_RESYNC_BYTES,
@@ -424,6 +440,8 @@ struct dst_bitmap_header {
 #define DST_FEAT_WRITE_ZEROES	_BITULL(3)
 /* hdr_crc and data_crc of every request and reply are set and checked */
 #define DST_FEAT_CRC32C		_BITULL(4)
+/* the server sends DST_NOTE_SIZE when the export's size changes */
+#define DST_FEAT_RESIZE		_BITULL(5)
 
 /* Client hello flags: the client has a secret and wants the handshake. */
 #define DST_HELLO_AUTH		_BITUL(0)
@@ -496,6 +514,13 @@ enum dst_cmd_type {
 	DST_REQ_DISCARD		= 4,
 	DST_REQ_WRITE_ZEROES	= 5,
 	DST_REQ_DISCONNECT	= 6,	/* no reply; the server closes */
+	/*
+	 * Server to client only, with DST_FEAT_RESIZE: a reply to no
+	 * request (handle 0, status OK), whose 8 bytes of data are the
+	 * export's new size, big-endian; it only grows while clients are
+	 * connected
+	 */
+	DST_NOTE_SIZE		= 7,
 };
 
 /* Request flags: write through to stable storage; flush before writing. */

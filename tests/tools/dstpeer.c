@@ -21,6 +21,10 @@
  *	read-write [S]	a READ, S seconds later (default 2) a WRITE, both
  *			answered OK in any order, then close (the debug
  *			tier's teardown race: the READ's completion is held)
+ *	old-size [S]	a client that does not take size notices: for S
+ *			seconds (default 10) it READs the last block of the
+ *			size it was told, ten times a second; every reply is
+ *			its READ's, while the export may grow meanwhile
  *	refused cases: the server must close the connection without ever
  *	answering the bad input with success:
  *	bad-hello-magic garbage-hello bad-magic bad-req-version bad-cmd
@@ -763,6 +767,30 @@ static void client_refused(const char *host, const char *port, const char *c)
 	expect_closed(p.fd, c, false);
 }
 
+static void client_old_size(const char *host, const char *port, const char *arg)
+{
+	double end = now() + (arg ? parse_u64(arg, "seconds") : 10);
+	unsigned int n = 0;
+	uint8_t buf[65536];
+	struct peer p;
+	uint32_t st;
+
+	handshake(&p, host, port, DST_FEAT_FLUSH | DST_FEAT_FUA, false);
+	if (p.lbs > sizeof(buf))
+		die("block size %u", p.lbs);
+	while (now() < end) {
+		st = call(&p, DST_REQ_READ, ++n, p.size - p.lbs, p.lbs, NULL, buf,
+			  "READ at the end");
+		if (st != DST_OK)
+			fail("READ of the last block: status %u (%s)", st,
+			     status_name(st));
+		usleep(100000);
+	}
+	close(p.fd);
+	say("old-size: %u READs of the last of its %llu bytes, each answered, nothing else",
+	    n, (unsigned long long)p.size);
+}
+
 static int cmd_client(int argc, char **argv)
 {
 	const char *host, *port, *c, *arg;
@@ -812,6 +840,8 @@ static int cmd_client(int argc, char **argv)
 		client_many(host, port, arg);
 	} else if (!strcmp(c, "read-write")) {
 		client_read_write(host, port, arg);
+	} else if (!strcmp(c, "old-size")) {
+		client_old_size(host, port, arg);
 	} else {
 		client_refused(host, port, c);
 	}

@@ -594,6 +594,7 @@ static void test_parse_random_argv(void **state)
 	struct export_opts eo;
 	struct name_opts no;
 	struct start_opts sto;
+	struct resize_opts rso;
 	struct remove_opts ro;
 	char *argv[10];
 	int i, j, argc, ret;
@@ -637,6 +638,8 @@ static void test_parse_random_argv(void **state)
 							    eo.addr_len))));
 		ret = start_parse(argc, argv, &sto);
 		assert_true(ret == EXIT_USAGE || (ret == EXIT_OK && (sto.help || sto.name)));
+		ret = resize_parse(argc, argv, &rso);
+		assert_true(ret == EXIT_USAGE || (ret == EXIT_OK && (rso.help || rso.name)));
 		ret = remove_parse(argc, argv, &ro);
 		assert_true(ret == EXIT_USAGE || (ret == EXIT_OK && (ro.help || ro.node)));
 		ret = unexport_parse(argc, argv, &no);
@@ -1517,6 +1520,25 @@ static void test_start_parse(void **state)
 	assert_int_equal(PARSE(start_parse, &o, "start", "-A", "a"), EXIT_OK);
 	assert_true(o.assume_clean);
 	assert_int_equal(PARSE(start_parse, &o, "start", "-h"), EXIT_OK);
+	assert_true(o.help);
+}
+
+static void test_resize_parse(void **state)
+{
+	struct resize_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(resize_parse, &o, "resize", "m"), EXIT_OK);
+	assert_string_equal(o.name, "m");
+	assert_false(o.assume_clean);
+	assert_int_equal(PARSE(resize_parse, &o, "resize", "-A", "m"), EXIT_OK);
+	assert_true(o.assume_clean);
+	assert_int_equal(PARSE(resize_parse, &o, "resize", "m", "--assume-clean"), EXIT_OK);
+	assert_true(o.assume_clean);
+	assert_int_equal(PARSE(resize_parse, &o, "resize"), EXIT_USAGE);
+	assert_int_equal(PARSE(resize_parse, &o, "resize", "a", "b"), EXIT_USAGE);
+	assert_int_equal(PARSE(resize_parse, &o, "resize", "--size", "1G", "a"), EXIT_USAGE);
+	assert_int_equal(PARSE(resize_parse, &o, "resize", "-h"), EXIT_OK);
 	assert_true(o.help);
 }
 
@@ -2577,6 +2599,7 @@ int main(void)
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_create_chunk_size),
 		cmocka_unit_test(test_start_parse),
+		cmocka_unit_test(test_resize_parse),
 		cmocka_unit_test(test_remove_parse),
 		cmocka_unit_test(test_mirror_info_parse),
 		cmocka_unit_test(test_status_tree),
