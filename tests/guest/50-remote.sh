@@ -12,7 +12,7 @@ FIO_RUNTIME=${DST_FIO_RUNTIME:-30}
 remote_setup
 trap remote_cleanup EXIT
 
-do_export e0 /dev/ram0 127.0.0.1:7001
+do_export e0 /dev/ram0 127.0.0.1:7001 --shared
 do_export e1 /dev/ram1 '[::1]:7002'
 do_import r0 127.0.0.1:7001
 d0=$DEV
@@ -72,7 +72,7 @@ log "r0 counters: write_bytes $wb read_bytes $rb"
 ((wb >= 65 << 20)) || fail "r0 write_bytes $wb < 65 MiB"
 ((rb >= 65 << 20)) || fail "r0 read_bytes $rb < 65 MiB"
 
-# Two imports of one export at once; each sees what the other wrote.
+# Two imports of one (shared) export at once; each sees what the other wrote.
 do_import r2 127.0.0.1:7001
 d2=$DEV
 wait_for 10 "export e0 with 2 clients" field_is export_field e0 clients 2

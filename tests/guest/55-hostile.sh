@@ -21,7 +21,8 @@ remote_setup
 trap remote_cleanup EXIT
 
 # --- hostile clients against an export -----------------------------------
-do_export e0 /dev/ram0 127.0.0.1:$PORT
+# Shared: the raw peers write beside the import.
+do_export e0 /dev/ram0 127.0.0.1:$PORT --shared
 do_import good 127.0.0.1:$PORT --timeout 20
 dgood=$DEV
 refused0=$(export_field e0 refused)

@@ -142,7 +142,7 @@ const char *status_name(uint32_t s)
 		[DST_EROFS] = "EROFS", [DST_ENOSPC] = "ENOSPC",
 		[DST_EOPNOTSUPP] = "EOPNOTSUPP", [DST_ENOMEM] = "ENOMEM",
 		[DST_EVERSION] = "EVERSION", [DST_EPERM] = "EPERM",
-		[DST_ECRC] = "ECRC",
+		[DST_ECRC] = "ECRC", [DST_EBUSY] = "EBUSY",
 	};
 
 	if (s < sizeof(names) / sizeof(names[0]) && names[s])
