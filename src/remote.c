@@ -945,7 +945,9 @@ static int dst_remote_redial(struct dst_remote *r)
 		delay = min(delay * 2, r->reconnect_max);
 		err = dst_remote_dial(r, &h, &why);
 		if (!err && dst_remote_same(r, &h, &why)) {
-			dst_remote_sized(r, h.size);
+			/* Only an export that tells its size changes, grows. */
+			if (h.limits.features & DST_FEAT_RESIZE)
+				dst_remote_sized(r, h.size);
 			break;
 		}
 		if (!err) {
