@@ -23,7 +23,7 @@ trap mirror_cleanup EXIT
 
 do_export e1 /dev/ram0 127.0.0.1:$PORT
 [[ "$(export_field e1 shared)" == false ]] || fail "a new export is shared"
-bounded 30 dstadm status | grep -q "writers: one at a time" ||
+grep -q "writers: one at a time" <<<"$(bounded 30 dstadm status)" ||
 	fail "status does not say the export takes one writer"
 do_import w1 127.0.0.1:$PORT
 DEV1=$DEV
@@ -75,7 +75,7 @@ do_import r1b 127.0.0.1:$((PORT + 1))
 undo_export e1
 do_export e1 /dev/ram0 127.0.0.1:$PORT --shared
 [[ "$(export_field e1 shared)" == true ]] || fail "export e1 --shared is not shared"
-bounded 30 dstadm status | grep -q "writers: shared" ||
+grep -q "writers: shared" <<<"$(bounded 30 dstadm status)" ||
 	fail "status does not say the export is shared"
 do_import s1 127.0.0.1:$PORT
 DEV1=$DEV
