@@ -58,6 +58,12 @@ static const struct cmd_option resize_options[] = {
 	{ NULL, 0, NULL, false, NULL },
 };
 
+static const struct cmd_option verify_options[] = {
+	{ "repair", 'r', NULL, false,
+	  "copy the blocks that differ from the first leg in sync" },
+	{ NULL, 0, NULL, false, NULL },
+};
+
 static const struct cmd_option wait_options[] = {
 	{ "timeout", 't', "SECONDS", false, "give up after SECONDS (exit 1)" },
 	{ NULL, 0, NULL, false, NULL },
@@ -120,7 +126,9 @@ const struct command dstadm_commands[] = {
 	{ "resize", cmd_resize, "NAME", resize_options,
 	  "grow a storage or export to what its devices grew by" },
 	{ "wait", cmd_wait, "NAME", wait_options,
-	  "wait until every leg of a mirror is in sync, showing progress" },
+	  "wait until every leg of a mirror is in sync and its verify done, showing progress" },
+	{ "verify", cmd_verify, "NAME", verify_options,
+	  "compare the legs of a running mirror in the background (see status)" },
 	{ "import", cmd_import, "NAME", import_options,
 	  "make a remote export a local disk (create, add, start)" },
 	{ "export", cmd_export, "NAME", export_options, "serve a block device over the network" },

@@ -77,6 +77,7 @@ int cmd_delete(int argc, char *argv[]);
 int cmd_start(int argc, char *argv[]);
 int cmd_stop(int argc, char *argv[]);
 int cmd_resize(int argc, char *argv[]);
+int cmd_verify(int argc, char *argv[]);
 int cmd_add(int argc, char *argv[]);
 int cmd_remove(int argc, char *argv[]);
 int cmd_wait(int argc, char *argv[]);
@@ -127,6 +128,8 @@ struct event_info {
 	uint32_t node;
 	bool has_bytes;
 	uint64_t bytes;
+	bool has_mismatches;
+	uint64_t mismatches;		/* verify-done: blocks that differed */
 };
 
 struct wait_opts {
@@ -138,6 +141,12 @@ struct wait_opts {
 struct start_opts {
 	bool help;
 	bool assume_clean;
+	const char *name;
+};
+
+struct verify_opts {
+	bool help;
+	bool repair;
 	const char *name;
 };
 
@@ -251,6 +260,7 @@ int status_parse(int argc, char *argv[], struct status_opts *o);
 int start_parse(int argc, char *argv[], struct start_opts *o);
 int stop_parse(int argc, char *argv[], struct name_opts *o);
 int resize_parse(int argc, char *argv[], struct resize_opts *o);
+int verify_parse(int argc, char *argv[], struct verify_opts *o);
 int unexport_parse(int argc, char *argv[], struct name_opts *o);
 int add_parse(int argc, char *argv[], struct add_opts *o);
 int remove_parse(int argc, char *argv[], struct remove_opts *o);
@@ -368,6 +378,10 @@ struct storage_info {
 	uint32_t started;		/* enum dst_start */
 	bool has_bitmap_regions;	/* running, with a bitmap: */
 	uint64_t bitmap_regions;	/* regions set in it */
+	bool has_verify;		/* running mirror: */
+	uint64_t mismatches;		/* blocks that differed, last verify */
+	uint64_t verify_left;		/* bytes the running verify has left */
+	bool verify_repair;		/* it repairs */
 	struct node_info *nodes;	/* malloc()ed; storage_info_free() */
 	size_t nnodes;
 };

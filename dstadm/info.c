@@ -193,8 +193,12 @@ int storage_info_parse(const struct nlattr *nest, struct storage_info *si)
 	    (tb[DST_STORAGE_A_BITMAP] &&
 	     copy_str(si->bitmap, sizeof(si->bitmap), tb[DST_STORAGE_A_BITMAP])) ||
 	    get_u32(tb[DST_STORAGE_A_STARTED], &si->started, false) ||
-	    get_u64(tb[DST_STORAGE_A_BITMAP_REGIONS], &si->bitmap_regions, false))
+	    get_u64(tb[DST_STORAGE_A_BITMAP_REGIONS], &si->bitmap_regions, false) ||
+	    get_u64(tb[DST_STORAGE_A_MISMATCHES], &si->mismatches, false) ||
+	    get_u64(tb[DST_STORAGE_A_VERIFY_LEFT], &si->verify_left, false) ||
+	    get_flag(tb[DST_STORAGE_A_VERIFY_REPAIR], &si->verify_repair))
 		return -1;
+	si->has_verify = tb[DST_STORAGE_A_MISMATCHES];
 	si->has_resync = tb[DST_STORAGE_A_RESYNC_BYTES];
 	si->has_started = tb[DST_STORAGE_A_STARTED];
 	si->has_bitmap_regions = tb[DST_STORAGE_A_BITMAP_REGIONS];

@@ -25,6 +25,8 @@ static const char *const event_names[] = {
 	[DST_EVENT_RESYNC_START] = "resync-start",
 	[DST_EVENT_RESYNC_DONE] = "resync-done",
 	[DST_EVENT_RESIZE] = "resize",
+	[DST_EVENT_VERIFY_START] = "verify-start",
+	[DST_EVENT_VERIFY_DONE] = "verify-done",
 	[DST_EVENT_RESYNC_ABORT] = "resync-abort",
 };
 
@@ -110,6 +112,12 @@ static int event_attrs(const struct nlattr *nest, struct event_info *ev)
 			ev->has_bytes = true;
 			ev->bytes = mnl_attr_get_u64(attr);
 			break;
+		case DST_EVENT_A_MISMATCHES:
+			if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+				return -1;
+			ev->has_mismatches = true;
+			ev->mismatches = mnl_attr_get_u64(attr);
+			break;
 		}
 	}
 	return ev->what && ev->name[0] ? 0 : -1;
@@ -174,6 +182,9 @@ int event_print(FILE *f, const struct event_info *ev, bool json, time_t when)
 		if (ev->has_bytes)
 			fprintf(f, " (%llu bytes%s)", (unsigned long long)ev->bytes,
 				strcmp(ev->what, "resize") ? " resynced" : "");
+		if (ev->has_mismatches)
+			fprintf(f, " (%llu mismatched blocks)",
+				(unsigned long long)ev->mismatches);
 		fputc('\n', f);
 		return fflush(f) ? -1 : 0;
 	}
@@ -188,7 +199,10 @@ int event_print(FILE *f, const struct event_info *ev, bool json, time_t when)
 	    (ev->state &&
 	     json_object_object_add(o, "state", json_object_new_string(ev->state))) ||
 	    (ev->has_bytes &&
-	     json_object_object_add(o, "bytes", json_object_new_uint64(ev->bytes))))
+	     json_object_object_add(o, "bytes", json_object_new_uint64(ev->bytes))) ||
+	    (ev->has_mismatches &&
+	     json_object_object_add(o, "mismatches",
+				    json_object_new_uint64(ev->mismatches))))
 		goto out;
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	if (s) {
@@ -207,7 +221,7 @@ out:
  */
 static void run_program(const char *program, const struct event_info *ev)
 {
-	char node[16] = "", bytes[24] = "";
+	char node[16] = "", bytes[24] = "", mismatches[24] = "";
 	int status;
 	pid_t pid;
 
@@ -215,6 +229,9 @@ static void run_program(const char *program, const struct event_info *ev)
 		snprintf(node, sizeof(node), "%u", ev->node);
 	if (ev->has_bytes)
 		snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)ev->bytes);
+	if (ev->has_mismatches)
+		snprintf(mismatches, sizeof(mismatches), "%llu",
+			 (unsigned long long)ev->mismatches);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -228,6 +245,8 @@ static void run_program(const char *program, const struct event_info *ev)
 			setenv("DST_NODE", node, 1);
 		if (bytes[0])
 			setenv("DST_BYTES", bytes, 1);
+		if (mismatches[0])
+			setenv("DST_MISMATCHES", mismatches, 1);
 		execl(program, program, ev->what, ev->name, node[0] ? node : NULL,
 		      (char *)NULL);
 		fprintf(stderr, "%s: run %s: %s\n", PROG, program, strerror(errno));

@@ -144,7 +144,9 @@ int dst_nl_put_storage(struct dst_nl *nl, struct nlmsghdr *nlh,
 	     !mnl_attr_put_strz_check(nlh, size, DST_STORAGE_A_BITMAP,
 				      args->bitmap)) ||
 	    (args->assume_clean &&
-	     !mnl_attr_put_check(nlh, size, DST_STORAGE_A_ASSUME_CLEAN, 0, ""))) {
+	     !mnl_attr_put_check(nlh, size, DST_STORAGE_A_ASSUME_CLEAN, 0, "")) ||
+	    (args->repair &&
+	     !mnl_attr_put_check(nlh, size, DST_STORAGE_A_REPAIR, 0, ""))) {
 		fprintf(stderr, "%s: argument too long\n", PROG);
 		return -1;
 	}

@@ -39,6 +39,7 @@ struct storage_args {
 	uint32_t resync_max;
 	const char *bitmap;
 	bool assume_clean;
+	bool repair;
 };
 
 /*

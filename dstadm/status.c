@@ -298,6 +298,16 @@ static void storage_print_text(FILE *f, const struct status_set *set,
 				(unsigned long long)resync_eta(si));
 		fputc('\n', f);
 	}
+	if (si->has_verify && si->verify_left) {
+		format_size(size, sizeof(size), si->verify_left);
+		fprintf(f, "%s  verify%s: %s left, %llu block(s) differ so far\n", pfx,
+			si->verify_repair ? " and repair" : "", size,
+			(unsigned long long)si->mismatches);
+	} else if (si->has_verify) {
+		fprintf(f, "%s  mismatches: %llu block(s)%s\n", pfx,
+			(unsigned long long)si->mismatches,
+			si->mismatches && si->verify_repair ? ", repaired" : "");
+	}
 	for (i = 0; i < set->ne; i++)
 		if (is_storage_dev(set->ei[i].device, si))
 			fprintf(f, "%s  exported as: %s\n", pfx, set->ei[i].name);
@@ -499,6 +509,12 @@ static bool storage_json(struct json_object *arr, const struct storage_info *si)
 			 json_object_new_string(si->bitmap)) ||
 	    !add_or_null(o, "bitmap_regions", si->has_bitmap_regions,
 			 json_object_new_uint64(si->bitmap_regions)) ||
+	    !add_or_null(o, "mismatches", si->has_verify,
+			 json_object_new_uint64(si->mismatches)) ||
+	    !add_or_null(o, "verify_left", si->has_verify,
+			 json_object_new_uint64(si->verify_left)) ||
+	    !add_or_null(o, "verify_repair", si->has_verify,
+			 json_object_new_boolean(si->verify_repair)) ||
 	    !add_or_null(o, "started", si->has_started,
 			 json_object_new_string(start_name(si->started, false))))
 		return false;

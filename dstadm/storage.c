@@ -204,6 +204,47 @@ int start_parse(int argc, char *argv[], struct start_opts *o)
 	return EXIT_OK;
 }
 
+int verify_parse(int argc, char *argv[], struct verify_opts *o)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 0;
+	opterr = 0;
+	while ((c = cmd_getopt(argc, argv, "verify")) != -1) {
+		switch (c) {
+		case 'r':
+			o->repair = true;
+			break;
+		case 'h':
+			o->help = true;
+			print_command_help(stdout, find_command("verify"));
+			return EXIT_OK;
+		default:
+			return bad_option("verify", c, argv);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("verify", "missing storage name");
+	if (optind + 1 < argc)
+		return usage_error("verify", "unexpected argument '%s'", argv[optind + 1]);
+	o->name = argv[optind];
+	return EXIT_OK;
+}
+
+int cmd_verify(int argc, char *argv[])
+{
+	struct storage_args args;
+	struct verify_opts o;
+	int ret;
+
+	ret = verify_parse(argc, argv, &o);
+	if (ret || o.help)
+		return ret;
+	args = (struct storage_args){ .repair = o.repair };
+	return storage_request(DST_CMD_STORAGE_VERIFY, o.name, &args);
+}
+
 int stop_parse(int argc, char *argv[], struct name_opts *o)
 {
 	memset(o, 0, sizeof(*o));

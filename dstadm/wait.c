@@ -95,6 +95,11 @@ static void wait_show(const struct storage_info *si, int pct,
 			(unsigned long long)resync_eta(si));
 	if (out_of_sync)
 		fprintf(stderr, ", %u leg(s) out of sync", out_of_sync);
+	if (si->verify_left) {
+		format_size(left, sizeof(left), si->verify_left);
+		fprintf(stderr, ", verify: %s left, %llu block(s) differ", left,
+			(unsigned long long)si->mismatches);
+	}
 	fprintf(stderr, tty ? "\033[K" : "\n");
 }
 
@@ -143,11 +148,13 @@ int cmd_wait(int argc, char *argv[])
 		}
 		wait_show(&l.v[0], pct, out_of_sync, tty, &shown);
 		ret = EXIT_OK;
-		if (pct == 100)
+		if (pct == 100 && !l.v[0].verify_left)
 			break;
 		if (o.timeout && time(NULL) >= end) {
-			fprintf(stderr, "%s%s: storage '%s': not in sync after %u s\n",
-				tty ? "\n" : "", PROG, o.name, o.timeout);
+			fprintf(stderr, "%s%s: storage '%s': %s after %u s\n",
+				tty ? "\n" : "", PROG, o.name,
+				pct == 100 ? "verify not done" : "not in sync",
+				o.timeout);
 			ret = EXIT_FAIL;
 			break;
 		}

@@ -449,6 +449,8 @@ static int dst_mirror_start(struct dst_storage *st, bool assume_clean,
 	ms->sectors = st->size >> SECTOR_SHIFT;
 	ms->nr_regions = DIV_ROUND_UP_ULL(ms->sectors, 1ULL << ms->region_shift);
 	ms->window = DST_NO_REGION;
+	ms->verify_next = DST_NO_REGION;
+	atomic64_set(&ms->mismatches, 0);
 	bio_list_init(&ms->deferred);
 	init_waitqueue_head(&ms->drain);
 	init_waitqueue_head(&ms->resync_wait);
@@ -703,6 +705,7 @@ static struct dst_alg_ops dst_mirror_alg = {
 	.add_running	= dst_mirror_add_running,
 	.del_running	= dst_mirror_del_running,
 	.resize		= dst_mirror_resize,
+	.verify		= dst_mirror_verify,
 	.fill_storage	= dst_mirror_fill_storage,
 	.fill_node	= dst_mirror_fill_node,
 	.storage_group	= &dst_mirror_storage_group,

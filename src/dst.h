@@ -57,6 +57,8 @@ struct dst_remote;
  * @add_running: optional, take a node into a running storage
  * @del_running: optional, let go of a node of a running storage; the
  *		node's sysfs directory is gone when it returns 0
+ * @verify:	optional, start comparing the copies a running storage
+ *		holds, and with @repair making them one
  * @resize:	take what the nodes grew by (dst_node_capacity()), stopped
  *		or running: set the nodes' and the storage's sizes, a
  *		multiple of the disk's block size while it runs
@@ -86,6 +88,7 @@ struct dst_alg_ops {
 			   const char **why);
 	int (*resize)(struct dst_storage *st, bool assume_clean,
 		      const char **why);
+	int (*verify)(struct dst_storage *st, bool repair, const char **why);
 	int (*fill_storage)(struct sk_buff *skb, struct dst_storage *st);
 	int (*fill_node)(struct sk_buff *skb, struct dst_node *node);
 	const struct attribute_group *storage_group;
@@ -378,6 +381,23 @@ bool dst_auth_check(struct crypto_shash *tfm, bool server, const u8 *cchal,
 u32 dst_crc_buf(const void *buf, size_t len);
 u32 dst_crc_hdr(const void *hdr, size_t len, __be32 *field);
 u32 dst_crc_bio(struct bio *bio, struct bvec_iter iter);
+void dst_crc_bio_blocks(struct bio *bio, struct bvec_iter iter, __be32 *out);
+void dst_crc_page_blocks(struct page **pages, u32 len, __be32 *out);
+
+/*
+ * A CHECKSUM request to a remote node with DST_FEAT_CHECKSUM: a
+ * REQ_OP_DRV_IN bio without pages whose iter is the range; the CRC-32C of
+ * each DST_CSUM_BLOCK of it lands in @crcs.
+ */
+struct dst_csum {
+	__be32 *crcs;
+	struct bio bio;
+};
+
+static inline u32 dst_csum_count(u32 len)
+{
+	return DIV_ROUND_UP(len, DST_CSUM_BLOCK);
+}
 
 int dst_genl_init(void);
 void dst_genl_exit(void);

@@ -154,7 +154,8 @@ static void dst_export_probe(struct dst_export *exp)
 	exp->logical_block_size = bdev_logical_block_size(bdev);
 	exp->physical_block_size = bdev_physical_block_size(bdev);
 	exp->max_request = DST_MAX_REQUEST;
-	exp->features = DST_FEAT_FLUSH | DST_FEAT_FUA | DST_FEAT_RESIZE;
+	exp->features = DST_FEAT_FLUSH | DST_FEAT_FUA | DST_FEAT_RESIZE |
+			DST_FEAT_CHECKSUM;
 	if (bdev_max_discard_sectors(bdev))
 		exp->features |= DST_FEAT_DISCARD;
 	if (bdev_write_zeroes_sectors(bdev))

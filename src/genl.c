@@ -38,6 +38,10 @@ static const struct nla_policy dst_storage_policy[DST_STORAGE_A_MAX + 1] = {
 				    .len = DST_BITMAP_PATH_MAX - 1 },
 	[DST_STORAGE_A_STARTED]	= { .type = NLA_REJECT },
 	[DST_STORAGE_A_BITMAP_REGIONS] = { .type = NLA_REJECT },
+	[DST_STORAGE_A_REPAIR]	= { .type = NLA_FLAG },
+	[DST_STORAGE_A_MISMATCHES] = { .type = NLA_REJECT },
+	[DST_STORAGE_A_VERIFY_LEFT] = { .type = NLA_REJECT },
+	[DST_STORAGE_A_VERIFY_REPAIR] = { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dst_node_policy[DST_NODE_A_MAX + 1] = {
@@ -256,6 +260,9 @@ void dst_event(struct dst_storage *st, u32 node, enum dst_event ev,
 	    (node != U32_MAX && nla_put_u32(skb, DST_EVENT_A_NODE, node)) ||
 	    ((ev == DST_EVENT_RESYNC_DONE || ev == DST_EVENT_RESIZE) &&
 	     nla_put_u64_64bit(skb, DST_EVENT_A_BYTES, bytes,
+			       DST_EVENT_A_PAD)) ||
+	    (ev == DST_EVENT_VERIFY_DONE &&
+	     nla_put_u64_64bit(skb, DST_EVENT_A_MISMATCHES, bytes,
 			       DST_EVENT_A_PAD)))
 		goto err;
 	nla_nest_end(skb, nest);
@@ -917,6 +924,32 @@ static int dst_genl_storage_resize(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+static int dst_genl_storage_verify(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[DST_STORAGE_A_MAX + 1];
+	struct dst_storage *st;
+	const char *why = NULL;
+	int err;
+
+	st = dst_genl_storage_claim(info, tb, &err);
+	if (!st)
+		return err;
+	if (!st->alg->verify) {
+		why = "only a mirror has copies to verify";
+		err = -EOPNOTSUPP;
+	} else if (st->state != DST_STORAGE_RUNNING) {
+		why = "not running";
+		err = -EINVAL;
+	} else {
+		err = st->alg->verify(st, nla_get_flag(tb[DST_STORAGE_A_REPAIR]),
+				      &why);
+	}
+	dst_genl_storage_release(st);
+	if (err)
+		dst_genl_why(info, why);
+	return err;
+}
+
 static int dst_genl_export_resize(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[DST_EXPORT_A_MAX + 1];
@@ -1089,6 +1122,11 @@ static const struct genl_small_ops dst_genl_ops[] = {
 		.cmd	= DST_CMD_EXPORT_RESIZE,
 		.flags	= GENL_ADMIN_PERM,
 		.doit	= dst_genl_export_resize,
+	},
+	{
+		.cmd	= DST_CMD_STORAGE_VERIFY,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= dst_genl_storage_verify,
 	},
 };
 

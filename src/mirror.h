@@ -96,6 +96,9 @@ struct dst_bitmap;
  * @left:	bytes resync still has to copy, about
  * @bm:		the write-intent bitmap, if the storage has one
  * @started:	enum dst_start: what the start trusted
+ * @verify_next: the region verify compares next; DST_NO_REGION: none runs
+ * @verify_repair: the running or last verify copies what differs
+ * @mismatches:	blocks that differed in the running or last verify
  */
 struct dst_mirror {
 	struct dst_storage *st;
@@ -124,6 +127,9 @@ struct dst_mirror {
 	u64 left;
 	struct dst_bitmap *bm;
 	enum dst_start started;
+	u64 verify_next;
+	bool verify_repair;
+	atomic64_t mismatches;
 };
 
 /* Legs and their dirty regions: mirror_state.c */
@@ -148,9 +154,10 @@ int dst_mirror_fill_node(struct sk_buff *skb, struct dst_node *node);
 extern const struct attribute_group dst_mirror_storage_group;
 extern const struct attribute_group dst_mirror_node_group;
 
-/* The background copy: mirror_resync.c */
+/* The background copy and compare: mirror_resync.c */
 int dst_resync_start(struct dst_mirror *ms);
 void dst_resync_stop(struct dst_mirror *ms);
+int dst_mirror_verify(struct dst_storage *st, bool repair, const char **why);
 
 /* The write-intent bitmap: mirror_bitmap.c */
 int dst_bitmap_open(struct dst_mirror *ms, struct dst_leg_plan *plan,

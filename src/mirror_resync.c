@@ -8,6 +8,13 @@
  * the window opened have completed.  So no write can land on a leg before
  * the older data that resync read for the same region, the race that the
  * seed's per-chunk check of its backlog is about.
+ *
+ * When nothing is left to copy, the same thread verifies, if asked (md's
+ * check and repair): region by region, inside the window, it compares
+ * the CRC-32C of every DST_CSUM_BLOCK on the legs in sync with the first
+ * one's, counts the blocks where any differs, and with repair copies the
+ * pieces that differ from the first leg.  A remote leg computes its sums
+ * at the export (DST_REQ_CHECKSUM), so only sums cross the network.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,6 +43,8 @@
  * @seen_ios:	ms->app_ios when the last region was done
  * @rate_stamp:	start of the current rate measurement
  * @rate_bytes:	bytes copied since
+ * @csum:	verify's CHECKSUM request to a remote leg
+ * @sums:	the block sums of a piece, per leg slot
  */
 struct dst_resync {
 	struct dst_mirror *ms;
@@ -51,6 +60,8 @@ struct dst_resync {
 	unsigned int seen_ios;
 	unsigned long rate_stamp;
 	u64 rate_bytes;
+	struct dst_csum csum;
+	__be32 sums[DST_MIRROR_MAX_LEGS][DST_RESYNC_PIECE / DST_CSUM_BLOCK];
 };
 
 static void dst_resync_endio(struct bio *bio)
@@ -227,17 +238,43 @@ static u64 dst_resync_left(struct dst_mirror *ms)
 		     ms->st->size);
 }
 
+/* Open the window on @region and wait for the writes older than it. */
+static void dst_window_open(struct dst_mirror *ms, u64 region)
+{
+	unsigned int epoch;
+
+	spin_lock_irq(&ms->lock);
+	ms->window = region;
+	epoch = ms->epoch;
+	ms->epoch ^= 1;
+	spin_unlock_irq(&ms->lock);
+	wait_event(ms->drain, dst_resync_drained(ms, epoch));
+}
+
+/* Close the window, and send the writes that waited for it. */
+static void dst_window_close(struct dst_mirror *ms)
+{
+	struct bio_list deferred;
+	struct bio *bio;
+
+	spin_lock_irq(&ms->lock);
+	ms->window = DST_NO_REGION;
+	deferred = ms->deferred;
+	bio_list_init(&ms->deferred);
+	spin_unlock_irq(&ms->lock);
+	while ((bio = bio_list_pop(&deferred)))
+		dst_mirror_write(ms, bio);
+}
+
 /* Copy @region to the resyncing legs that have it dirty. */
 static void dst_resync_region(struct dst_resync *rs, u64 region)
 {
 	struct dst_mirror *ms = rs->ms;
 	sector_t start = region << ms->region_shift, sector, end;
 	unsigned long targets = 0, failed, last;
-	struct bio_list deferred;
 	struct dst_leg *src, *leg;
 	unsigned int i, len, epoch, piece;
 	bool copied = true;
-	struct bio *bio;
 
 	end = min_t(sector_t, start + (1ULL << ms->region_shift), ms->sectors);
 
@@ -317,19 +354,190 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 				leg->node->id);
 		}
 	}
-	ms->window = DST_NO_REGION;
-	deferred = ms->deferred;
-	bio_list_init(&ms->deferred);
 	WRITE_ONCE(ms->left, dst_resync_left(ms));
 	spin_unlock_irq(&ms->lock);
 
-	while ((bio = bio_list_pop(&deferred)))
-		dst_mirror_write(ms, bio);
+	dst_window_close(ms);
 	if (copied && targets) {
 		atomic64_add((u64)(end - start) << SECTOR_SHIFT,
 			     &ms->resync_bytes);
 		dst_resync_pace(rs, (u64)(end - start) << SECTOR_SHIFT);
 	}
+}
+
+static void dst_csum_endio(struct bio *bio)
+{
+	complete(bio->bi_private);
+}
+
+/*
+ * The block sums of @len bytes at @sector on @leg into rs->sums: computed
+ * by the export of a remote leg that can, else here from the data read.
+ */
+static int dst_verify_sums(struct dst_resync *rs, struct dst_leg *leg,
+			   sector_t sector, unsigned int len)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct dst_node *node = leg->node;
+	struct bio *bio = &rs->csum.bio;
+	int err;
+
+	if (!node->remote || !(node->limits.features & DST_FEAT_CHECKSUM)) {
+		if (dst_resync_io(rs, BIT(leg->idx), REQ_OP_READ, sector, len))
+			return -EIO;
+		dst_crc_page_blocks(rs->pages, len, rs->sums[leg->idx]);
+		return 0;
+	}
+	bio_init(bio, NULL, NULL, 0, REQ_OP_DRV_IN);
+	bio->bi_iter.bi_sector = sector;
+	bio->bi_iter.bi_size = len;
+	bio->bi_end_io = dst_csum_endio;
+	bio->bi_private = &done;
+	rs->csum.crcs = rs->sums[leg->idx];
+	atomic_inc(&leg->inflight);
+	dst_node_submit(node, bio);
+	wait_for_completion_io(&done);
+	err = blk_status_to_errno(bio->bi_status);
+	bio_uninit(bio);
+	dst_leg_put_inflight(leg);
+	return err;
+}
+
+/*
+ * Compare @len bytes at @sector on @legs, the first of them the source;
+ * returns the blocks that differ, and sets @differ to the legs that do.
+ * A leg that fails is failed and left out of @legs.
+ */
+static u64 dst_verify_piece(struct dst_resync *rs, unsigned long *legs,
+			    sector_t sector, unsigned int len,
+			    unsigned long *differ)
+{
+	unsigned int i, b, src, n = dst_csum_count(len);
+	struct dst_mirror *ms = rs->ms;
+	u64 bad = 0;
+	bool any;
+
+	*differ = 0;
+	for_each_set_bit(i, legs, DST_MIRROR_MAX_LEGS) {
+		if (!dst_verify_sums(rs, ms->legs[i], sector, len))
+			continue;
+		dst_resync_fail(ms, BIT(i), "verify read");
+		__clear_bit(i, legs);
+	}
+	src = find_first_bit(legs, DST_MIRROR_MAX_LEGS);
+	for (b = 0; b < n; b++) {
+		any = false;
+		for_each_set_bit(i, legs, DST_MIRROR_MAX_LEGS) {
+			if (rs->sums[i][b] == rs->sums[src][b])
+				continue;
+			__set_bit(i, differ);
+			any = true;
+		}
+		bad += any;
+	}
+	return bad;
+}
+
+/*
+ * Verify @region on the legs in sync, a piece at a time, inside the
+ * window; with repair, copy each piece that differs from the first leg in
+ * sync to the legs whose copy differs.
+ */
+static void dst_verify_region(struct dst_resync *rs, u64 region)
+{
+	struct dst_mirror *ms = rs->ms;
+	sector_t start = region << ms->region_shift, end, sector;
+	unsigned long legs = 0, differ, failed;
+	unsigned int i, len, src;
+	u64 bad = 0;
+
+	end = min_t(sector_t, start + (1ULL << ms->region_shift), ms->sectors);
+	dst_window_open(ms, region);
+	spin_lock_irq(&ms->lock);
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS)
+		if (ms->legs[i]->sync == DST_SYNC_IN_SYNC)
+			__set_bit(i, &legs);
+	spin_unlock_irq(&ms->lock);
+
+	for (sector = start; sector < end && hweight_long(legs) > 1;
+	     sector += len >> SECTOR_SHIFT) {
+		len = min_t(sector_t, end - sector,
+			    DST_RESYNC_PIECE >> SECTOR_SHIFT) << SECTOR_SHIFT;
+		bad += dst_verify_piece(rs, &legs, sector, len, &differ);
+		differ &= legs;
+		if (!differ || !ms->verify_repair)
+			continue;
+		src = find_first_bit(&legs, DST_MIRROR_MAX_LEGS);
+		if (dst_resync_io(rs, BIT(src), REQ_OP_READ, sector, len)) {
+			dst_resync_fail(ms, BIT(src), "repair read");
+			continue;
+		}
+		failed = dst_resync_io(rs, differ, REQ_OP_WRITE, sector, len);
+		if (failed)
+			dst_resync_fail(ms, failed, "repair write");
+	}
+	dst_window_close(ms);
+	atomic64_add(bad, &ms->mismatches);
+	dst_resync_pace(rs, (u64)(end - start) << SECTOR_SHIFT);
+}
+
+/* Verify the next region, if a verify runs; whether one did. */
+static bool dst_verify_next(struct dst_resync *rs)
+{
+	struct dst_mirror *ms = rs->ms;
+	u64 region, mismatches;
+	bool done;
+
+	spin_lock_irq(&ms->lock);
+	region = ms->verify_next;
+	spin_unlock_irq(&ms->lock);
+	if (region == DST_NO_REGION)
+		return false;
+	dst_verify_region(rs, region);
+	spin_lock_irq(&ms->lock);
+	if (ms->verify_next == region)
+		ms->verify_next = region + 1 < ms->nr_regions ? region + 1 :
+								DST_NO_REGION;
+	done = ms->verify_next == DST_NO_REGION;
+	spin_unlock_irq(&ms->lock);
+	if (!done)
+		return true;
+	mismatches = atomic64_read(&ms->mismatches);
+	pr_info("%s: verify done: %llu block(s) differed%s\n", ms->st->name,
+		mismatches, mismatches && ms->verify_repair ? ", repaired" : "");
+	dst_event(ms->st, U32_MAX, DST_EVENT_VERIFY_DONE, mismatches,
+		  GFP_KERNEL);
+	return true;
+}
+
+/*
+ * Start a verify of the running mirror @st: the thread compares its legs
+ * in sync once nothing is left to resync.
+ */
+int dst_mirror_verify(struct dst_storage *st, bool repair, const char **why)
+{
+	struct dst_mirror *ms = st->priv;
+	int err = 0;
+
+	spin_lock_irq(&ms->lock);
+	if (ms->verify_next != DST_NO_REGION) {
+		*why = "a verify of the mirror is running";
+		err = -EBUSY;
+	} else if (dst_mirror_nr_in_sync(ms) < 2) {
+		*why = "fewer than two legs in sync: nothing to compare";
+		err = -EINVAL;
+	} else {
+		ms->verify_next = 0;
+		ms->verify_repair = repair;
+		atomic64_set(&ms->mismatches, 0);
+	}
+	spin_unlock_irq(&ms->lock);
+	if (err)
+		return err;
+	pr_info("%s: verify%s started\n", st->name, repair ? " and repair" : "");
+	dst_event(st, U32_MAX, DST_EVENT_VERIFY_START, 0, GFP_KERNEL);
+	wake_up(&ms->resync_wait);
+	return 0;
 }
 
 /*
@@ -417,8 +625,8 @@ static bool dst_resync_wanted(struct dst_mirror *ms)
 	unsigned int i;
 
 	spin_lock_irq(&ms->lock);
-	wanted = dst_resync_next(ms) != DST_NO_REGION &&
-		 dst_resync_source(ms);
+	wanted = (dst_resync_next(ms) != DST_NO_REGION &&
+		  dst_resync_source(ms)) || ms->verify_next != DST_NO_REGION;
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
 		leg = ms->legs[i];
 		wanted |= leg->sync != leg->reported;
@@ -447,6 +655,10 @@ static int dst_resync_thread(void *data)
 		WRITE_ONCE(ms->left, region == DST_NO_REGION ? 0 :
 				     dst_resync_left(ms));
 		spin_unlock_irq(&ms->lock);
+		if (region == DST_NO_REGION && dst_verify_next(rs)) {
+			cond_resched();
+			continue;
+		}
 		if (region == DST_NO_REGION) {
 			WRITE_ONCE(ms->rate, 0);
 			rs->rate_stamp = jiffies;

@@ -257,6 +257,17 @@ void dst_leg_put_inflight(struct dst_leg *leg)
 		wake_up_var(&leg->inflight);
 }
 
+/* Bytes the running verify has left; lock not held. */
+static u64 dst_verify_left(struct dst_mirror *ms)
+{
+	u64 next = READ_ONCE(ms->verify_next);
+
+	if (next == DST_NO_REGION)
+		return 0;
+	return min_t(u64, (ms->nr_regions - next) <<
+			  (ms->region_shift + SECTOR_SHIFT), ms->st->size);
+}
+
 int dst_mirror_fill_storage(struct sk_buff *skb, struct dst_storage *st)
 {
 	struct dst_mirror *ms = st->priv;
@@ -272,7 +283,14 @@ int dst_mirror_fill_storage(struct sk_buff *skb, struct dst_storage *st)
 	       nla_put_u64_64bit(skb, DST_STORAGE_A_RESYNC_RATE,
 				 READ_ONCE(ms->rate), DST_STORAGE_A_PAD) ||
 	       nla_put_u64_64bit(skb, DST_STORAGE_A_RESYNC_LEFT,
-				 READ_ONCE(ms->left), DST_STORAGE_A_PAD);
+				 READ_ONCE(ms->left), DST_STORAGE_A_PAD) ||
+	       nla_put_u64_64bit(skb, DST_STORAGE_A_MISMATCHES,
+				 atomic64_read(&ms->mismatches),
+				 DST_STORAGE_A_PAD) ||
+	       nla_put_u64_64bit(skb, DST_STORAGE_A_VERIFY_LEFT,
+				 dst_verify_left(ms), DST_STORAGE_A_PAD) ||
+	       (READ_ONCE(ms->verify_repair) &&
+		nla_put_flag(skb, DST_STORAGE_A_VERIFY_REPAIR));
 }
 
 int dst_mirror_fill_node(struct sk_buff *skb, struct dst_node *node)
@@ -410,6 +428,22 @@ static ssize_t bitmap_regions_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%llu\n", dst_bitmap_weight(ms->bm));
 }
 
+static ssize_t mismatch_cnt_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	struct dst_mirror *ms = dst_kobj_storage(kobj)->priv;
+
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&ms->mismatches));
+}
+
+static ssize_t verify_left_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	struct dst_mirror *ms = dst_kobj_storage(kobj)->priv;
+
+	return sysfs_emit(buf, "%llu\n", dst_verify_left(ms));
+}
+
 static struct kobj_attribute dst_attr_chunk_size = __ATTR_RO(chunk_size);
 static struct kobj_attribute dst_attr_resync_bytes = __ATTR_RO(resync_bytes);
 static struct kobj_attribute dst_attr_resync_rate = __ATTR_RO(resync_rate);
@@ -419,6 +453,8 @@ static struct kobj_attribute dst_attr_resync_min = __ATTR_RW(resync_min);
 static struct kobj_attribute dst_attr_resync_max = __ATTR_RW(resync_max);
 static struct kobj_attribute dst_attr_started = __ATTR_RO(started);
 static struct kobj_attribute dst_attr_bitmap_regions = __ATTR_RO(bitmap_regions);
+static struct kobj_attribute dst_attr_mismatch_cnt = __ATTR_RO(mismatch_cnt);
+static struct kobj_attribute dst_attr_verify_left = __ATTR_RO(verify_left);
 
 static struct attribute *dst_mirror_storage_attrs[] = {
 	&dst_attr_chunk_size.attr,
@@ -430,6 +466,8 @@ static struct attribute *dst_mirror_storage_attrs[] = {
 	&dst_attr_resync_max.attr,
 	&dst_attr_started.attr,
 	&dst_attr_bitmap_regions.attr,
+	&dst_attr_mismatch_cnt.attr,
+	&dst_attr_verify_left.attr,
 	NULL,
 };
 

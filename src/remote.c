@@ -252,6 +252,9 @@ static int dst_bio_cmd(struct bio *bio, u8 *cmd, u16 *flags)
 	case REQ_OP_WRITE_ZEROES:
 		*cmd = DST_REQ_WRITE_ZEROES;
 		return 0;
+	case REQ_OP_DRV_IN:
+		*cmd = DST_REQ_CHECKSUM;
+		return 0;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -430,6 +433,39 @@ static int dst_remote_note_size(struct dst_remote *r,
 	return 0;
 }
 
+/*
+ * Receive the sums a CHECKSUM reply of @len bytes carries into its
+ * struct dst_csum; nonzero ends the connection, *@status set to EIO when
+ * they do not match their checksum.
+ */
+static int dst_remote_recv_sums(struct dst_remote *r, struct dst_remote_req *req,
+				const struct dst_reply *rep, u32 len,
+				u32 *status, const char **why)
+{
+	struct dst_csum *cs = container_of(req->bio, struct dst_csum, bio);
+	int err;
+
+	if (len != dst_csum_count(req->bio->bi_iter.bi_size) * sizeof(__be32)) {
+		*why = "checksum reply of the wrong length";
+		return -EPROTO;
+	}
+	spin_lock(&r->lock);
+	r->receiving = req;
+	spin_unlock(&r->lock);
+	err = dst_sock_recv(r->sock, cs->crcs, len);
+	spin_lock(&r->lock);
+	r->receiving = NULL;
+	spin_unlock(&r->lock);
+	if (err) {
+		*why = "connection lost in checksum data";
+		return err;
+	}
+	if (r->integrity &&
+	    be32_to_cpu(rep->data_crc) != dst_crc_buf(cs->crcs, len))
+		*status = dst_remote_crc_error(r, req);
+	return 0;
+}
+
 /* Read and complete one reply; a negative errno ends the connection. */
 static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 {
@@ -486,6 +522,8 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 				 dst_crc_bio(req->bio, req->bio->bi_iter))
 				status = dst_remote_crc_error(r, req);
 		}
+	} else if (status == DST_OK && req->cmd == DST_REQ_CHECKSUM) {
+		err = dst_remote_recv_sums(r, req, &rep, len, &status, why);
 	} else if (len || rep.data_crc) {
 		*why = "reply with unexpected data";
 		err = -EPROTO;
@@ -770,6 +808,7 @@ static int dst_remote_handshake(struct dst_remote *r, struct socket *sock,
 		.features = cpu_to_be64(DST_FEAT_FLUSH | DST_FEAT_FUA |
 					DST_FEAT_DISCARD |
 					DST_FEAT_WRITE_ZEROES | DST_FEAT_RESIZE |
+					DST_FEAT_CHECKSUM |
 					(r->integrity ? DST_FEAT_CRC32C : 0)),
 		.session = cpu_to_be64(r->session),
 		.generation = cpu_to_be32(++r->generation),

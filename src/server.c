@@ -61,6 +61,7 @@ struct dst_sreq {
 	struct dst_client *c;
 	struct bio *bio;
 	struct bvec_iter data;		/* the bio's data, kept for the reply */
+	__be32 *crcs;			/* CHECKSUM: the answer */
 	u64 handle;
 	u32 status;
 	u32 length;
@@ -85,6 +86,7 @@ static void dst_sreq_free(struct dst_sreq *sreq)
 
 	if (sreq->bio)
 		dst_free_bio(sreq->bio);
+	kfree(sreq->crcs);
 	kfree(sreq);
 	atomic_dec(&c->inflight);
 	wake_up(&c->wait);
@@ -134,6 +136,23 @@ static int dst_send_size(struct dst_client *c, u64 size, bool more)
 	       dst_sock_send(c->sock, &data, sizeof(data), more);
 }
 
+/* The reply of a CHECKSUM that read its range: the sums of its blocks. */
+static int dst_send_sums(struct dst_client *c, struct dst_sreq *sreq,
+			 struct dst_reply *rep, bool more)
+{
+	u32 len = dst_csum_count(sreq->length) * sizeof(__be32);
+
+	dst_crc_bio_blocks(sreq->bio, sreq->data, sreq->crcs);
+	rep->length = cpu_to_be32(len);
+	if (c->crc) {
+		rep->data_crc = cpu_to_be32(dst_crc_buf(sreq->crcs, len));
+		rep->hdr_crc = cpu_to_be32(dst_crc_hdr(rep, sizeof(*rep),
+						       &rep->hdr_crc));
+	}
+	return dst_sock_send(c->sock, rep, sizeof(*rep), true) ?:
+	       dst_sock_send(c->sock, sreq->crcs, len, more);
+}
+
 /* Send the reply of @sreq; @more: another reply follows at once. */
 static int dst_send_reply(struct dst_client *c, struct dst_sreq *sreq,
 			  bool more)
@@ -148,6 +167,9 @@ static int dst_send_reply(struct dst_client *c, struct dst_sreq *sreq,
 		.handle = cpu_to_be64(sreq->handle),
 	};
 	int err;
+
+	if (sreq->cmd == DST_REQ_CHECKSUM && sreq->status == DST_OK)
+		return dst_send_sums(c, sreq, &rep, more);
 
 	/* Completion has advanced the bio: send what it read. */
 	if (data)
@@ -236,6 +258,7 @@ static const char *dst_check_request(struct dst_client *c,
 		return off || len ? "offset or length on a flush or disconnect" : NULL;
 	case DST_REQ_READ:
 	case DST_REQ_WRITE:
+	case DST_REQ_CHECKSUM:
 		if (len > exp->max_request)
 			return "length beyond the request limit";
 		fallthrough;
@@ -298,6 +321,7 @@ static blk_opf_t dst_request_opf(struct dst_export *exp,
 
 	switch (req->cmd) {
 	case DST_REQ_READ:
+	case DST_REQ_CHECKSUM:
 		return REQ_OP_READ;
 	case DST_REQ_WRITE:
 		if (flags & DST_REQ_FUA)
@@ -335,7 +359,16 @@ static int dst_client_handle(struct dst_client *c, const struct dst_request *req
 	sreq->length = len;
 	atomic_inc(&c->inflight);
 
-	if (req->cmd == DST_REQ_READ || req->cmd == DST_REQ_WRITE)
+	if (req->cmd == DST_REQ_CHECKSUM) {
+		sreq->crcs = kmalloc_array(dst_csum_count(len), sizeof(__be32),
+					   GFP_NOIO);
+		if (!sreq->crcs) {
+			dst_sreq_free(sreq);
+			return -ENOMEM;
+		}
+	}
+	if (req->cmd == DST_REQ_READ || req->cmd == DST_REQ_WRITE ||
+	    req->cmd == DST_REQ_CHECKSUM)
 		bio = dst_alloc_data_bio(exp, len, dst_request_opf(exp, req));
 	else
 		bio = bio_alloc(exp->bdev, 0, dst_request_opf(exp, req), GFP_NOIO);
@@ -363,7 +396,7 @@ static int dst_client_handle(struct dst_client *c, const struct dst_request *req
 	}
 
 	if ((c->read_only && req->cmd != DST_REQ_READ &&
-	     req->cmd != DST_REQ_FLUSH) ||
+	     req->cmd != DST_REQ_FLUSH && req->cmd != DST_REQ_CHECKSUM) ||
 	    (req->cmd == DST_REQ_DISCARD && !(exp->features & DST_FEAT_DISCARD)) ||
 	    (req->cmd == DST_REQ_WRITE_ZEROES &&
 	     !(exp->features & DST_FEAT_WRITE_ZEROES))) {

@@ -80,6 +80,10 @@
  *			unless ASSUME_CLEAN
  * DST_CMD_EXPORT_RESIZE request: DST_A_EXPORT { NAME }: serve the device's
  *			size now, and tell the clients
+ * DST_CMD_STORAGE_VERIFY request: DST_A_STORAGE { NAME, REPAIR }: compare
+ *			the legs of a running mirror in the background, count
+ *			the blocks that differ and, with REPAIR, copy them
+ *			from the first leg in sync
  */
 enum dst_cmd {
 	DST_CMD_UNSPEC,
@@ -97,6 +101,7 @@ enum dst_cmd {
 	DST_CMD_EVENT,
 	DST_CMD_STORAGE_RESIZE,
 	DST_CMD_EXPORT_RESIZE,
+	DST_CMD_STORAGE_VERIFY,
 	__DST_CMD_MAX,
 };
 
@@ -129,6 +134,7 @@ enum dst_event_attr {
 	 */
 	DST_EVENT_A_BYTES,
 	DST_EVENT_A_PAD,
+	DST_EVENT_A_MISMATCHES,	/* u64: VERIFY_DONE: blocks that differed */
 	__DST_EVENT_A_MAX,
 };
 
@@ -142,6 +148,8 @@ enum dst_event {
 	DST_EVENT_RESYNC_DONE,		/* a leg is in sync */
 	DST_EVENT_RESYNC_ABORT,		/* a resyncing leg failed */
 	DST_EVENT_RESIZE,		/* the storage grew */
+	DST_EVENT_VERIFY_START,		/* a verify of the mirror started */
+	DST_EVENT_VERIFY_DONE,		/* it ended, or was cut short */
 	__DST_EVENT_MAX,
 };
 
@@ -194,6 +202,17 @@ enum dst_storage_attr {
 	DST_STORAGE_A_STARTED,	/* u32: enum dst_start (reply only, running) */
 	/* u64: regions set in the bitmap now (reply only, running, bitmap) */
 	DST_STORAGE_A_BITMAP_REGIONS,
+	/* flag, VERIFY only: copy the blocks that differ */
+	DST_STORAGE_A_REPAIR,
+	/*
+	 * u64: blocks of DST_CSUM_BLOCK bytes that differed between legs in
+	 * the last or running verify (reply only, running mirror)
+	 */
+	DST_STORAGE_A_MISMATCHES,
+	/* u64: bytes the running verify has left, 0: none runs (reply only) */
+	DST_STORAGE_A_VERIFY_LEFT,
+	/* flag: the running or last verify repairs (reply only) */
+	DST_STORAGE_A_VERIFY_REPAIR,
 	__DST_STORAGE_A_MAX,
 };
 
@@ -442,6 +461,14 @@ struct dst_bitmap_header {
 #define DST_FEAT_CRC32C		_BITULL(4)
 /* the server sends DST_NOTE_SIZE when the export's size changes */
 #define DST_FEAT_RESIZE		_BITULL(5)
+/* the server answers DST_REQ_CHECKSUM */
+#define DST_FEAT_CHECKSUM	_BITULL(6)
+
+/*
+ * DST_REQ_CHECKSUM: a CRC-32C per block of this many bytes, the last of
+ * the range over what is left of it
+ */
+#define DST_CSUM_BLOCK		4096
 
 /* Client hello flags: the client has a secret and wants the handshake. */
 #define DST_HELLO_AUTH		_BITUL(0)
@@ -521,6 +548,11 @@ enum dst_cmd_type {
 	 * connected
 	 */
 	DST_NOTE_SIZE		= 7,
+	/*
+	 * With DST_FEAT_CHECKSUM: the reply's data is the CRC-32C of each
+	 * DST_CSUM_BLOCK of the range, big-endian, instead of the data
+	 */
+	DST_REQ_CHECKSUM	= 8,
 };
 
 /* Request flags: write through to stable storage; flush before writing. */

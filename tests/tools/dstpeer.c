@@ -21,6 +21,9 @@
  *	read-write [S]	a READ, S seconds later (default 2) a WRITE, both
  *			answered OK in any order, then close (the debug
  *			tier's teardown race: the READ's completion is held)
+ *	checksum [OFFSET] WRITE 64 KiB + 1 block, then CHECKSUM it: one
+ *			CRC-32C per 4 KiB, the last over the block left,
+ *			as computed here; READ-only clients may ask too
  *	old-size [S]	a client that does not take size notices: for S
  *			seconds (default 10) it READs the last block of the
  *			size it was told, ten times a second; every reply is
@@ -767,6 +770,54 @@ static void client_refused(const char *host, const char *port, const char *c)
 	expect_closed(p.fd, c, false);
 }
 
+static void client_checksum(const char *host, const char *port, const char *arg)
+{
+	enum { N = 17 };	/* 16 full blocks and a short one */
+	uint32_t len, st, rlen, i, want;
+	uint8_t data[16 * 4096 + 4096];
+	uint32_t sums[N];
+	struct dst_request q;
+	struct dst_reply r;
+	struct peer p;
+	uint64_t off;
+
+	handshake(&p, host, port, DST_FEAT_FLUSH | DST_FEAT_CHECKSUM, false);
+	if (!(p.features & DST_FEAT_CHECKSUM))
+		fail("CHECKSUM not granted");
+	len = 16 * 4096 + p.lbs;
+	off = arg ? parse_u64(arg, "offset") : 0;
+	if (p.lbs > 4096 || off % 4096 || off + len > p.size)
+		die("offset %llu not usable", (unsigned long long)off);
+	rng_state ^= (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
+	fill_random(data, len);
+	st = call(&p, DST_REQ_WRITE, 1, off, len, data, NULL, "WRITE");
+	if (st != DST_OK)
+		fail("WRITE: status %u (%s)", st, status_name(st));
+
+	q = mkreq(DST_REQ_CHECKSUM, 2, off, len);
+	send_req(p.fd, &q, NULL, 0);
+	recv_reply(p.fd, &r, "CHECKSUM");
+	st = be32toh(r.status);
+	rlen = be32toh(r.length);
+	if (be64toh(r.handle) != 2 || r.cmd != DST_REQ_CHECKSUM || st != DST_OK)
+		fail("CHECKSUM reply: handle %llu cmd %u status %u (%s)",
+		     (unsigned long long)be64toh(r.handle), r.cmd, st, status_name(st));
+	if (rlen != sizeof(sums))
+		fail("CHECKSUM of %u bytes answered with %u bytes, not %zu", len,
+		     rlen, sizeof(sums));
+	if (read_full(p.fd, sums, sizeof(sums)) != (ssize_t)sizeof(sums))
+		fail("CHECKSUM data incomplete");
+	for (i = 0; i < N; i++) {
+		want = crc32c(data + i * 4096, i < N - 1 ? 4096 : p.lbs);
+		if (be32toh(sums[i]) != want)
+			fail("sum %u is %#x, CRC-32C of the block is %#x", i,
+			     be32toh(sums[i]), want);
+	}
+	close(p.fd);
+	say("checksum: %u sums of %u bytes at %llu match", N, len,
+	    (unsigned long long)off);
+}
+
 static void client_old_size(const char *host, const char *port, const char *arg)
 {
 	double end = now() + (arg ? parse_u64(arg, "seconds") : 10);
@@ -840,6 +891,8 @@ static int cmd_client(int argc, char **argv)
 		client_many(host, port, arg);
 	} else if (!strcmp(c, "read-write")) {
 		client_read_write(host, port, arg);
+	} else if (!strcmp(c, "checksum")) {
+		client_checksum(host, port, arg);
 	} else if (!strcmp(c, "old-size")) {
 		client_old_size(host, port, arg);
 	} else {

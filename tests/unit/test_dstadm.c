@@ -1542,6 +1542,23 @@ static void test_resize_parse(void **state)
 	assert_true(o.help);
 }
 
+static void test_verify_parse(void **state)
+{
+	struct verify_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(verify_parse, &o, "verify", "m"), EXIT_OK);
+	assert_string_equal(o.name, "m");
+	assert_false(o.repair);
+	assert_int_equal(PARSE(verify_parse, &o, "verify", "--repair", "m"), EXIT_OK);
+	assert_true(o.repair);
+	assert_int_equal(PARSE(verify_parse, &o, "verify", "-r", "m"), EXIT_OK);
+	assert_true(o.repair);
+	assert_int_equal(PARSE(verify_parse, &o, "verify"), EXIT_USAGE);
+	assert_int_equal(PARSE(verify_parse, &o, "verify", "a", "b"), EXIT_USAGE);
+	assert_int_equal(PARSE(verify_parse, &o, "verify", "--check", "a"), EXIT_USAGE);
+}
+
 static void test_remove_parse(void **state)
 {
 	static const char *const bad[] = {
@@ -2600,6 +2617,7 @@ int main(void)
 		cmocka_unit_test(test_create_chunk_size),
 		cmocka_unit_test(test_start_parse),
 		cmocka_unit_test(test_resize_parse),
+		cmocka_unit_test(test_verify_parse),
 		cmocka_unit_test(test_remove_parse),
 		cmocka_unit_test(test_mirror_info_parse),
 		cmocka_unit_test(test_status_tree),
