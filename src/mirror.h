@@ -37,6 +37,9 @@
  * @reported:	the state the last event told; the resync thread tells
  *		the changes (from process context, never under the lock)
  * @full:	being copied in full: its dirty regions are every region
+ * @sums:	copied in full or after a crash: its dirty regions likely
+ *		hold the data already, so a remote leg's block sums are
+ *		compared first and only the blocks that differ are sent
  *
  * @sync, @dirty, @nr_dirty and @last change under dst_mirror.lock.
  */
@@ -52,6 +55,7 @@ struct dst_leg {
 	unsigned int fail_gen;
 	enum dst_sync_state reported;
 	bool full;
+	bool sums;
 };
 
 /* The state a leg starts in, and whether it is copied in full. */

@@ -75,13 +75,14 @@ static void dst_resync_endio(struct bio *bio)
 
 /*
  * Read (from one leg) or write (to each leg of @legs) @len bytes at
- * @sector through the buffer, and wait.  Returns the legs that failed.
+ * @sector through the buffer from its byte @off on, and wait.  Returns
+ * the legs that failed.
  */
 static unsigned long dst_resync_io(struct dst_resync *rs, unsigned long legs,
 				   enum req_op op, sector_t sector,
-				   unsigned int len)
+				   unsigned int len, unsigned int off)
 {
-	unsigned int i, p, n = DIV_ROUND_UP(len, PAGE_SIZE);
+	unsigned int i, done, n, at;
 	unsigned long failed = 0;
 	struct dst_leg *leg;
 	struct bio *bio;
@@ -93,10 +94,12 @@ static unsigned long dst_resync_io(struct dst_resync *rs, unsigned long legs,
 		bio = &rs->bios[i];
 		bio_init(bio, NULL, rs->vecs[i], DST_RESYNC_PAGES, op);
 		bio->bi_iter.bi_sector = sector;
-		for (p = 0; p < n; p++)
-			__bio_add_page(bio, rs->pages[p],
-				       min_t(unsigned int, PAGE_SIZE,
-					     len - p * PAGE_SIZE), 0);
+		for (done = 0; done < len; done += n) {
+			at = (off + done) % PAGE_SIZE;
+			n = min_t(unsigned int, len - done, PAGE_SIZE - at);
+			__bio_add_page(bio, rs->pages[(off + done) / PAGE_SIZE],
+				       n, at);
+		}
 		bio->bi_end_io = dst_resync_endio;
 		bio->bi_private = rs;
 		atomic_inc(&leg->inflight);
@@ -266,12 +269,89 @@ static void dst_window_close(struct dst_mirror *ms)
 		dst_mirror_write(ms, bio);
 }
 
+static void dst_csum_endio(struct bio *bio)
+{
+	complete(bio->bi_private);
+}
+
+/*
+ * The block sums of @len bytes at @sector on @leg into rs->sums: computed
+ * by the export of a remote leg that can, else here from the data read.
+ */
+static int dst_leg_sums(struct dst_resync *rs, struct dst_leg *leg,
+			sector_t sector, unsigned int len)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct dst_node *node = leg->node;
+	struct bio *bio = &rs->csum.bio;
+	int err;
+
+	if (!node->remote || !(node->limits.features & DST_FEAT_CHECKSUM)) {
+		if (dst_resync_io(rs, BIT(leg->idx), REQ_OP_READ, sector, len, 0))
+			return -EIO;
+		dst_crc_page_blocks(rs->pages, len, rs->sums[leg->idx]);
+		return 0;
+	}
+	bio_init(bio, NULL, NULL, 0, REQ_OP_DRV_IN);
+	bio->bi_iter.bi_sector = sector;
+	bio->bi_iter.bi_size = len;
+	bio->bi_end_io = dst_csum_endio;
+	bio->bi_private = &done;
+	rs->csum.crcs = rs->sums[leg->idx];
+	atomic_inc(&leg->inflight);
+	dst_node_submit(node, bio);
+	wait_for_completion_io(&done);
+	err = blk_status_to_errno(bio->bi_status);
+	bio_uninit(bio);
+	dst_leg_put_inflight(leg);
+	return err;
+}
+
+/*
+ * Write the piece in the buffer, @len bytes at @sector, to each leg of
+ * @legs, remote legs whose exports sum their blocks, but only the blocks
+ * whose sums differ from the source's (DRBD's csums-alg): a leg copied
+ * in full, or after a crash, mostly holds them already.  Returns the
+ * legs that failed.
+ */
+static unsigned long dst_resync_sparse(struct dst_resync *rs,
+				       unsigned long legs, unsigned int src,
+				       sector_t sector, unsigned int len)
+{
+	unsigned int i, b, e, n = dst_csum_count(len), from, to;
+	struct dst_mirror *ms = rs->ms;
+	unsigned long failed = 0;
+
+	dst_crc_page_blocks(rs->pages, len, rs->sums[src]);
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS) {
+		if (dst_leg_sums(rs, ms->legs[i], sector, len)) {
+			__set_bit(i, &failed);
+			continue;
+		}
+		for (b = 0; b < n; b = e + 1) {
+			for (e = b; e < n && rs->sums[i][e] != rs->sums[src][e]; e++)
+				;
+			if (e == b)
+				continue;
+			from = b * DST_CSUM_BLOCK;
+			to = min(len, e * DST_CSUM_BLOCK);
+			if (dst_resync_io(rs, BIT(i), REQ_OP_WRITE,
+					  sector + (from >> SECTOR_SHIFT),
+					  to - from, from)) {
+				__set_bit(i, &failed);
+				break;
+			}
+		}
+	}
+	return failed;
+}
+
 /* Copy @region to the resyncing legs that have it dirty. */
 static void dst_resync_region(struct dst_resync *rs, u64 region)
 {
 	struct dst_mirror *ms = rs->ms;
 	sector_t start = region << ms->region_shift, sector, end;
-	unsigned long targets = 0, failed, last;
+	unsigned long targets = 0, sparse = 0, failed, last;
 	struct dst_leg *src, *leg;
 	unsigned int i, len, epoch, piece;
 	bool copied = true;
@@ -281,8 +361,12 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 	spin_lock_irq(&ms->lock);
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
 		leg = ms->legs[i];
-		if (leg->sync == DST_SYNC_RESYNCING && test_bit(region, leg->dirty))
-			__set_bit(i, &targets);
+		if (leg->sync != DST_SYNC_RESYNCING || !test_bit(region, leg->dirty))
+			continue;
+		__set_bit(i, &targets);
+		if (leg->sums && leg->node->remote &&
+		    (leg->node->limits.features & DST_FEAT_CHECKSUM))
+			__set_bit(i, &sparse);
 	}
 	ms->window = region;
 	epoch = ms->epoch;
@@ -308,7 +392,7 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 	for (sector = start; sector < end && targets; sector += len >> SECTOR_SHIFT) {
 		len = min_t(sector_t, end - sector,
 			    piece >> SECTOR_SHIFT) << SECTOR_SHIFT;
-		if (dst_resync_io(rs, BIT(src->idx), REQ_OP_READ, sector, len)) {
+		if (dst_resync_io(rs, BIT(src->idx), REQ_OP_READ, sector, len, 0)) {
 			dst_resync_fail(ms, BIT(src->idx), "resync read");
 			/* The last leg in sync cannot feed the others. */
 			if (READ_ONCE(src->sync) == DST_SYNC_IN_SYNC)
@@ -316,7 +400,10 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 			copied = false;
 			break;
 		}
-		failed = dst_resync_io(rs, targets, REQ_OP_WRITE, sector, len);
+		failed = dst_resync_io(rs, targets & ~sparse, REQ_OP_WRITE,
+				       sector, len, 0) |
+			 dst_resync_sparse(rs, targets & sparse, src->idx,
+					   sector, len);
 		if (failed) {
 			dst_resync_fail(ms, failed, "resync write");
 			targets &= ~failed;
@@ -348,6 +435,7 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 		if (!leg->nr_dirty) {
 			leg->sync = DST_SYNC_IN_SYNC;
 			leg->full = false;
+			leg->sums = false;
 			if (ms->bm)
 				dst_bitmap_legs_changed(ms->bm);
 			pr_info("%s: node%u in sync\n", ms->st->name,
@@ -363,44 +451,6 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 			     &ms->resync_bytes);
 		dst_resync_pace(rs, (u64)(end - start) << SECTOR_SHIFT);
 	}
-}
-
-static void dst_csum_endio(struct bio *bio)
-{
-	complete(bio->bi_private);
-}
-
-/*
- * The block sums of @len bytes at @sector on @leg into rs->sums: computed
- * by the export of a remote leg that can, else here from the data read.
- */
-static int dst_verify_sums(struct dst_resync *rs, struct dst_leg *leg,
-			   sector_t sector, unsigned int len)
-{
-	DECLARE_COMPLETION_ONSTACK(done);
-	struct dst_node *node = leg->node;
-	struct bio *bio = &rs->csum.bio;
-	int err;
-
-	if (!node->remote || !(node->limits.features & DST_FEAT_CHECKSUM)) {
-		if (dst_resync_io(rs, BIT(leg->idx), REQ_OP_READ, sector, len))
-			return -EIO;
-		dst_crc_page_blocks(rs->pages, len, rs->sums[leg->idx]);
-		return 0;
-	}
-	bio_init(bio, NULL, NULL, 0, REQ_OP_DRV_IN);
-	bio->bi_iter.bi_sector = sector;
-	bio->bi_iter.bi_size = len;
-	bio->bi_end_io = dst_csum_endio;
-	bio->bi_private = &done;
-	rs->csum.crcs = rs->sums[leg->idx];
-	atomic_inc(&leg->inflight);
-	dst_node_submit(node, bio);
-	wait_for_completion_io(&done);
-	err = blk_status_to_errno(bio->bi_status);
-	bio_uninit(bio);
-	dst_leg_put_inflight(leg);
-	return err;
 }
 
 /*
@@ -419,7 +469,7 @@ static u64 dst_verify_piece(struct dst_resync *rs, unsigned long *legs,
 
 	*differ = 0;
 	for_each_set_bit(i, legs, DST_MIRROR_MAX_LEGS) {
-		if (!dst_verify_sums(rs, ms->legs[i], sector, len))
+		if (!dst_leg_sums(rs, ms->legs[i], sector, len))
 			continue;
 		dst_resync_fail(ms, BIT(i), "verify read");
 		__clear_bit(i, legs);
@@ -468,11 +518,11 @@ static void dst_verify_region(struct dst_resync *rs, u64 region)
 		if (!differ || !ms->verify_repair)
 			continue;
 		src = find_first_bit(&legs, DST_MIRROR_MAX_LEGS);
-		if (dst_resync_io(rs, BIT(src), REQ_OP_READ, sector, len)) {
+		if (dst_resync_io(rs, BIT(src), REQ_OP_READ, sector, len, 0)) {
 			dst_resync_fail(ms, BIT(src), "repair read");
 			continue;
 		}
-		failed = dst_resync_io(rs, differ, REQ_OP_WRITE, sector, len);
+		failed = dst_resync_io(rs, differ, REQ_OP_WRITE, sector, len, 0);
 		if (failed)
 			dst_resync_fail(ms, failed, "repair write");
 	}

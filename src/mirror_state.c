@@ -47,6 +47,8 @@ struct dst_leg *dst_leg_alloc(struct dst_mirror *ms, struct dst_node *node,
 	leg->sync = plan->sync;
 	leg->reported = plan->sync;
 	leg->full = plan->sync != DST_SYNC_IN_SYNC && plan->full;
+	leg->sums = leg->full || (plan->sync != DST_SYNC_IN_SYNC &&
+				  ms->started == DST_START_UNCLEAN);
 	spin_lock_irq(&ms->lock);
 	if (leg->full)
 		dst_leg_mark(ms, leg, 0, ms->sectors);

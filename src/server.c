@@ -489,7 +489,8 @@ static bool dst_client_older(struct dst_client *c)
  * session may write, so that two hosts never write to the device unknown
  * to each other (two mirrors with one leg would diverge silently).  A
  * connection that is not answered yet counts, so two newcomers cannot
- * both pass.  false, with @reason, when refused.
+ * both pass; one its client closed (a leg just removed) does not.  false,
+ * with @reason, when refused.
  */
 static bool dst_client_join(struct dst_client *c, u64 session, u32 generation,
 			    char *reason)
@@ -500,7 +501,8 @@ static bool dst_client_join(struct dst_client *c, u64 session, u32 generation,
 	mutex_lock(&exp->lock);
 	list_for_each_entry(o, &exp->clients, list) {
 		if (!exp->shared && !c->read_only && !o->read_only &&
-		    o->session && o->session != session && !o->fenced) {
+		    o->session && o->session != session && !o->fenced &&
+		    READ_ONCE(o->sock->sk->sk_state) == TCP_ESTABLISHED) {
 			writer = o;
 			break;
 		}
