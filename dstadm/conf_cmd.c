@@ -247,6 +247,7 @@ static int conf_node_add(const struct dst_config *c, const struct conf_storage *
 	struct add_opts ao = {
 		.name = s->name, .type = n->type, .target = n->target,
 		.addr = n->addr, .addr_len = n->addr_len, .ra = n->ra,
+		.la = n->la,
 	};
 	uint32_t id;
 
@@ -274,7 +275,9 @@ static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_st
 
 static bool same_node(const struct conf_node *cn, const struct node_info *ni)
 {
-	if (cn->type != ni->type)
+	if (cn->type != ni->type ||
+	    cn->la.write_mostly != ni->la.write_mostly ||
+	    cn->la.write_behind != ni->la.write_behind)
 		return false;
 	if (cn->type == DST_NODE_LOCAL)
 		return !strcmp(cn->target, ni->path);

@@ -229,9 +229,32 @@ static int seconds_arg(struct lexer *lx, struct token *t, const char *key,
 	return 0;
 }
 
+/* write-mostly | write-behind N of any node: 1 if @t is neither. */
+static int parse_leg_option(struct lexer *lx, struct token *t,
+			    struct conf_node *n)
+{
+	if (!strcmp(t->text, "write-mostly")) {
+		n->la.write_mostly = true;
+		return 0;
+	}
+	if (strcmp(t->text, "write-behind"))
+		return 1;
+	if (n->la.write_behind)
+		return conf_error(lx, t, "'write-behind' given twice");
+	if (expect_word(lx, t, "a number of writes") < 0)
+		return -1;
+	if (parse_seconds(t->text, 1, DST_MAX_WRITE_BEHIND, &n->la.write_behind) < 0)
+		return conf_error(lx, t, "invalid write-behind '%s': writes from 1 to %d",
+				  t->text, DST_MAX_WRITE_BEHIND);
+	/* As with --write-behind, the node is write-mostly then. */
+	n->la.write_mostly = true;
+	return 0;
+}
+
 /*
- * node local PATH | node remote ADDR:PORT [timeout S] [dead-timeout S]
- *	[reconnect-max S] [secret-file PATH] [integrity]
+ * node local PATH [write-mostly] [write-behind N] | node remote ADDR:PORT
+ *	[timeout S] [dead-timeout S] [reconnect-max S] [secret-file PATH]
+ *	[integrity] [write-mostly] [write-behind N]
  */
 static int parse_node(struct lexer *lx, struct conf_storage *s)
 {
@@ -256,7 +279,21 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 		n->target = xstrdup(lx, &t);
 		if (!n->target)
 			return -1;
-		return expect_end(lx, "a local node");
+		for (;;) {
+			if (next(lx, &t) < 0)
+				return -1;
+			if (t.type == T_NL || t.type == T_EOF)
+				return 0;
+			if (t.type != T_WORD)
+				return conf_error(lx, &t, "expected an option of the local node, found %s",
+						  tok_name(&t));
+			err = parse_leg_option(lx, &t, n);
+			if (err > 0)
+				return conf_error(lx, &t, "unknown option '%s' of a local node: expected write-mostly or write-behind",
+						  t.text);
+			if (err < 0)
+				return -1;
+		}
 	}
 	n->type = DST_NODE_REMOTE;
 	if (expect_word(lx, &t, "ADDR:PORT") < 0)
@@ -276,6 +313,11 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 		if (t.type != T_WORD)
 			return conf_error(lx, &t, "expected an option of the remote node, found %s",
 					  tok_name(&t));
+		err = parse_leg_option(lx, &t, n);
+		if (err < 0)
+			return -1;
+		if (!err)
+			continue;
 		if (!strcmp(t.text, "timeout")) {
 			if (n->ra.timeout)
 				return conf_error(lx, &t, "'timeout' given twice");
@@ -309,7 +351,7 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 				return conf_error(lx, &t, "'integrity' given twice");
 			n->ra.integrity = true;
 		} else {
-			return conf_error(lx, &t, "unknown option '%s' of a remote node: expected timeout, dead-timeout, reconnect-max, secret-file or integrity",
+			return conf_error(lx, &t, "unknown option '%s' of a remote node: expected timeout, dead-timeout, reconnect-max, secret-file, integrity, write-mostly or write-behind",
 					  t.text);
 		}
 	}
@@ -327,6 +369,7 @@ static int parse_storage(struct lexer *lx, const struct token *kw)
 	struct dst_config *c = lx->c;
 	struct conf_storage *s;
 	struct token t, name;
+	size_t i;
 	uint64_t v;
 
 	if (expect_name(lx, &name, "a storage name") < 0 || expect_open(lx, "the storage name") < 0)
@@ -418,6 +461,10 @@ static int parse_storage(struct lexer *lx, const struct token *kw)
 	if (mo.given && strcmp(s->alg, "mirror"))
 		return conf_error(lx, &mo.at, "'%s' is for mirrors, and storage '%s' is %s",
 				  mo.at.text, s->name, s->alg);
+	for (i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].la.write_mostly && strcmp(s->alg, "mirror"))
+			return conf_error(lx, &name, "storage '%s': write-mostly is for the legs of a mirror, and it is %s",
+					  s->name, s->alg);
 	if (s->resync_min && s->resync_max && s->resync_min > s->resync_max)
 		return conf_error(lx, &name, "storage '%s': resync-min is above resync-max",
 				  s->name);
@@ -907,6 +954,10 @@ void config_dump(FILE *f, const struct dst_config *c)
 				fprintf(f, " secret-file %s", n->secret_file);
 			if (n->ra.integrity)
 				fputs(" integrity", f);
+			if (n->la.write_mostly)
+				fputs(" write-mostly", f);
+			if (n->la.write_behind)
+				fprintf(f, " write-behind %u", n->la.write_behind);
 			if (n->secret_hidden)
 				fputs("\t# secret-file FILE: it has a secret, which is never shown", f);
 			fputc('\n', f);

@@ -24,6 +24,7 @@ struct conf_node {
 	struct sockaddr_storage addr;	/* remote */
 	socklen_t addr_len;
 	struct remote_args ra;		/* remote; ra.secret_file is secret_file */
+	struct leg_args la;
 	char *secret_file;		/* remote, NULL: none */
 	bool secret_hidden;		/* showconf: it has one, not shown */
 	unsigned int line;		/* in its storage's file */

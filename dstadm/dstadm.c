@@ -44,6 +44,10 @@ static const struct cmd_option create_options[] = {
 
 static const struct cmd_option add_options[] = {
 	REMOTE_OPTIONS,
+	{ "write-mostly", 'W', NULL, false,
+	  "mirror: reads avoid this leg while another can serve" },
+	{ "write-behind", 'B', "N", false,
+	  "mirror: write-mostly, and up to N writes complete before this leg has them" },
 	{ NULL, 0, NULL, false, NULL },
 };
 
@@ -408,6 +412,21 @@ int parse_timeout(const char *cmd, const char *s, uint32_t *timeout)
 	if (parse_seconds(s, 1, DST_MAX_TIMEOUT, timeout) < 0)
 		return usage_error(cmd, "invalid timeout '%s': seconds from 1 to %u",
 				   s, DST_MAX_TIMEOUT);
+	return EXIT_OK;
+}
+
+/* --write-mostly, --write-behind N of a mirror leg. */
+int parse_leg_arg(const char *cmd, int c, const char *arg, struct leg_args *la)
+{
+	if (c == 'W') {
+		la->write_mostly = true;
+		return EXIT_OK;
+	}
+	if (parse_seconds(arg, 1, DST_MAX_WRITE_BEHIND, &la->write_behind) < 0)
+		return usage_error(cmd, "invalid --write-behind '%s': writes from 1 to %d",
+				   arg, DST_MAX_WRITE_BEHIND);
+	/* As md's, write-behind is for a write-mostly leg: it says so too. */
+	la->write_mostly = true;
 	return EXIT_OK;
 }
 

@@ -192,6 +192,12 @@ struct remote_args {
 	bool integrity;			/* CRC32C on every message */
 };
 
+/* What a mirror leg may be, local or remote (md's write-mostly). */
+struct leg_args {
+	bool write_mostly;		/* reads avoid it while others can */
+	uint32_t write_behind;		/* writes it may be behind, 0: none */
+};
+
 /* An entry of an export's allow list: ADDR[/LEN] (addr.c). */
 struct allow_entry {
 	sa_family_t family;		/* AF_INET or AF_INET6 */
@@ -229,6 +235,7 @@ struct add_opts {
 	struct sockaddr_storage addr;	/* remote */
 	socklen_t addr_len;
 	struct remote_args ra;		/* remote */
+	struct leg_args la;
 };
 
 struct import_opts {
@@ -294,6 +301,7 @@ int parse_seconds(const char *s, unsigned long min, unsigned long max,
  * The options of a remote node, for getopt's @c and @arg: 1 if @c is not
  * one of them, else EXIT_OK or EXIT_USAGE.
  */
+int parse_leg_arg(const char *cmd, int c, const char *arg, struct leg_args *la);
 int parse_remote_arg(const char *cmd, int c, const char *arg,
 		     struct remote_args *ra);
 /*
@@ -357,6 +365,9 @@ struct node_info {
 	bool integrity;			/* remote: CRC32C */
 	uint64_t crc_errors;		/* remote */
 	char path[PATH_MAX];		/* local */
+	struct leg_args la;
+	bool has_behind;		/* a write-behind leg of a running mirror: */
+	uint32_t behind;		/* writes it is behind now */
 };
 
 /* A storage as reported by the kernel. */

@@ -119,8 +119,12 @@ int node_info_parse(const struct nlattr *nest, struct node_info *ni)
 	    get_u64(tb[DST_NODE_A_WRITE_BYTES], &ni->write_bytes, false) ||
 	    get_u64(tb[DST_NODE_A_CRC_ERRORS], &ni->crc_errors, false) ||
 	    get_flag(tb[DST_NODE_A_AUTH], &ni->auth) ||
-	    get_flag(tb[DST_NODE_A_INTEGRITY], &ni->integrity))
+	    get_flag(tb[DST_NODE_A_INTEGRITY], &ni->integrity) ||
+	    get_flag(tb[DST_NODE_A_WRITE_MOSTLY], &ni->la.write_mostly) ||
+	    get_u32(tb[DST_NODE_A_WRITE_BEHIND], &ni->la.write_behind, false) ||
+	    get_u32(tb[DST_NODE_A_BEHIND], &ni->behind, false))
 		return -1;
+	ni->has_behind = tb[DST_NODE_A_BEHIND];
 	/* The node's target: required for the types known here. */
 	if ((tb[DST_NODE_A_ADDR] || ni->type == DST_NODE_REMOTE) &&
 	    sockaddr_attr_parse(tb[DST_NODE_A_ADDR], &ni->addr, &ni->addr_len) < 0)

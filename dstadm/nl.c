@@ -175,14 +175,18 @@ static int put_secret(struct dst_nl *nl, struct nlmsghdr *nlh, uint16_t attr,
 
 int dst_nl_put_node(struct dst_nl *nl, struct nlmsghdr *nlh, uint32_t type,
 		    const struct sockaddr_storage *addr, socklen_t addr_len,
-		    const char *path, const struct remote_args *ra)
+		    const char *path, const struct remote_args *ra,
+		    const struct leg_args *la)
 {
 	static const struct remote_args none;
+	static const struct leg_args no_leg;
 	const size_t size = sizeof(nl->buf);
 	struct nlattr *nest;
 
 	if (!ra)
 		ra = &none;
+	if (!la)
+		la = &no_leg;
 
 	nest = mnl_attr_nest_start_check(nlh, size, DST_A_NODE);
 	if (!nest ||
@@ -198,7 +202,12 @@ int dst_nl_put_node(struct dst_nl *nl, struct nlmsghdr *nlh, uint32_t type,
 	     !mnl_attr_put_u32_check(nlh, size, DST_NODE_A_RECONNECT_MAX,
 				     ra->reconnect_max)) ||
 	    (ra->integrity &&
-	     !mnl_attr_put_check(nlh, size, DST_NODE_A_INTEGRITY, 0, ""))) {
+	     !mnl_attr_put_check(nlh, size, DST_NODE_A_INTEGRITY, 0, "")) ||
+	    (la->write_mostly &&
+	     !mnl_attr_put_check(nlh, size, DST_NODE_A_WRITE_MOSTLY, 0, "")) ||
+	    (la->write_behind &&
+	     !mnl_attr_put_u32_check(nlh, size, DST_NODE_A_WRITE_BEHIND,
+				     la->write_behind))) {
 		fprintf(stderr, "%s: argument too long\n", PROG);
 		return -1;
 	}

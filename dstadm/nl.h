@@ -53,12 +53,14 @@ struct remote_args;
 
 /*
  * Put a DST_A_NODE nest: @type, and @addr (remote) or @path (local), and
- * what @ra gives if not NULL.  Prints the error and returns -1 if they do
+ * what @ra and @la give if not NULL.  Prints the error and returns -1 if they do
  * not fit.
  */
+struct leg_args;
 int dst_nl_put_node(struct dst_nl *nl, struct nlmsghdr *nlh, uint32_t type,
 		    const struct sockaddr_storage *addr, socklen_t addr_len,
-		    const char *path, const struct remote_args *ra);
+		    const char *path, const struct remote_args *ra,
+		    const struct leg_args *la);
 
 /*
  * Put a DST_A_EXPORT nest naming the export @o->name and, if @o->device is

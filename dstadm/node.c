@@ -31,6 +31,12 @@ int add_parse(int argc, char *argv[], struct add_opts *o)
 				return ret;
 			remote_opt = true;
 			break;
+		case 'W':
+		case 'B':
+			ret = parse_leg_arg("add", c, optarg, &o->la);
+			if (ret)
+				return ret;
+			break;
 		case 'h':
 			o->help = true;
 			print_command_help(stdout, find_command("add"));
@@ -107,7 +113,7 @@ int node_add(const struct add_opts *o, uint32_t *id)
 	if (dst_nl_put_storage(&nl, nlh, o->name, NULL) < 0 ||
 	    dst_nl_put_node(&nl, nlh, o->type,
 			    o->type == DST_NODE_REMOTE ? &o->addr : NULL,
-			    o->addr_len, o->path, &o->ra) < 0)
+			    o->addr_len, o->path, &o->ra, &o->la) < 0)
 		goto out;
 	if (dst_nl_request(&nl, nlh, node_id_cb, id) < 0) {
 		dst_nl_perror(&nl, "storage '%s': node %s", o->name, o->target);

@@ -43,6 +43,7 @@ static int storage_conf(struct conf_storage *s, const struct storage_info *si)
 		struct conf_node *n = &s->nodes[s->nnodes++];
 
 		n->type = ni->type;
+		n->la = ni->la;
 		if (ni->type == DST_NODE_LOCAL) {
 			n->target = strdup(ni->path);
 		} else {

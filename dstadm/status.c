@@ -232,6 +232,11 @@ static void node_print_text(FILE *f, const struct status_set *set,
 				(unsigned long long)ni->regions);
 		fputc('\n', f);
 	}
+	if (ni->la.write_behind)
+		fprintf(f, "%swrite-mostly, write-behind: %u, now %u behind\n", sub,
+			ni->la.write_behind, ni->behind);
+	else if (ni->la.write_mostly)
+		fprintf(f, "%swrite-mostly\n", sub);
 	fprintf(f, "%ssize: %s\n", sub, size);
 	fprintf(f, "%sin flight: %u\n", sub, ni->inflight);
 	if (ni->type == DST_NODE_REMOTE) {
@@ -448,7 +453,11 @@ static bool node_json(struct json_object *arr, const struct node_info *ni)
 	     add(o, "inflight", json_object_new_int64(ni->inflight)) &&
 	     add(o, "read_bytes", json_object_new_uint64(ni->read_bytes)) &&
 	     add(o, "write_bytes", json_object_new_uint64(ni->write_bytes)) &&
-	     add(o, "timeout", json_object_new_int64(ni->timeout));
+	     add(o, "timeout", json_object_new_int64(ni->timeout)) &&
+	     add(o, "write_mostly", json_object_new_boolean(ni->la.write_mostly)) &&
+	     add(o, "write_behind", json_object_new_int64(ni->la.write_behind)) &&
+	     add_or_null(o, "behind", ni->has_behind,
+			 json_object_new_int64(ni->behind));
 	if (!ok)
 		return false;
 	remote = ni->type == DST_NODE_REMOTE;

@@ -351,7 +351,7 @@ static int import_step(struct dst_nl *nl, const struct import_opts *o,
 		return -1;
 	if (cmd == DST_CMD_NODE_ADD &&
 	    dst_nl_put_node(nl, nlh, DST_NODE_REMOTE, &o->addr, o->addr_len,
-			    NULL, &o->ra) < 0)
+			    NULL, &o->ra, NULL) < 0)
 		return -1;
 	if (dst_nl_request(nl, nlh, cb, data) < 0) {
 		switch (cmd) {

@@ -5,11 +5,16 @@
  *
  * A write goes to every leg in sync or resyncing and completes when all
  * have answered; it fails only if no leg that was clean for it wrote it,
- * or if the last leg in sync failed it.  A leg that fails a write goes out
+ * or if the last leg in sync failed it.  A write-behind leg (md's
+ * write-mostly --write-behind) gets a copy of a plain write's data, and
+ * the write completes once the other legs in sync have it: up to the
+ * leg's limit of writes behind; its region stays dirty in the bitmap
+ * until the leg has it.  A leg that fails a write goes out
  * of sync with the region marked dirty, unless it is the last one in sync.
  * A read goes to one leg that is clean for it, the one with the fewest
  * I/Os in flight, or, when some leg has a seek cost, the one whose last
- * read ended nearest; a failed read is tried on another leg.  Nothing is
+ * read ended nearest, a write-mostly leg only when no other can; a failed
+ * read is tried on another leg.  Nothing is
  * written on the legs but the data: each leg is a plain copy.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -25,10 +30,14 @@
 
 #define DST_MIRROR_IO_POOL	16
 
-/* A leg's copy of a bio of the disk. */
+/*
+ * A leg's copy of a bio of the disk; a write-behind leg's write is @copy,
+ * a bio of its own with its own copy of the data.
+ */
 struct dst_mirror_clone {
 	struct dst_mirror_io *mio;
 	unsigned int leg;
+	struct bio *copy;
 	struct bio bio;
 };
 
@@ -39,6 +48,9 @@ struct dst_mirror_clone {
  * @sector:	its place, kept for marking regions dirty
  * @sectors:	its length
  * @remaining:	clones not answered yet, +1 while sending
+ * @front:	clones not answered yet of the legs that are not behind, +1
+ * @behind:	write-behind legs it is sent to
+ * @acked:	the bio completed before the behind legs answered
  * @clean:	legs whose copy counts: in sync, or clean in this range
  * @good:	legs that wrote it
  * @kept:	a write failed on the last leg in sync, which stays in sync
@@ -58,6 +70,9 @@ struct dst_mirror_io {
 	sector_t sector;
 	unsigned int sectors;
 	atomic_t remaining;
+	atomic_t front;
+	unsigned long behind;
+	bool acked;
 	unsigned long clean;
 	unsigned long good;
 	bool kept;
@@ -112,6 +127,10 @@ static void dst_mirror_send(struct dst_mirror_io *mio, unsigned int i,
 
 	c->mio = mio;
 	c->leg = i;
+	if (test_bit(i, &mio->behind)) {
+		dst_node_submit(leg->node, c->copy);
+		return;
+	}
 	/* Only an integrity or crypt context can fail a clone; ours have none. */
 	if (bio_init_clone(mio->bio->bi_bdev, &c->bio, mio->bio, GFP_NOIO)) {
 		bio_init(&c->bio, NULL, NULL, 0, mio->bio->bi_opf);
@@ -135,36 +154,65 @@ static void dst_mirror_write_done(struct dst_mirror_io *mio)
 	 * The last leg in sync is read from and copied to the others: a
 	 * write it missed must fail, whoever else wrote it.
 	 */
-	bio->bi_status = (mio->good & mio->clean) && !mio->kept ?
-			 BLK_STS_OK : mio->status ?: BLK_STS_IOERR;
+	if (!mio->acked)
+		bio->bi_status = (mio->good & mio->clean) && !mio->kept ?
+				 BLK_STS_OK : mio->status ?: BLK_STS_IOERR;
 
 	spin_lock_irqsave(&ms->lock, flags);
 	if (!--ms->writes[mio->epoch])
 		wake_up(&ms->drain);
 	if (ms->bm && mio->sectors)
-		held = dst_bitmap_end_write(ms->bm, mio->bm_gen, bio);
+		held = dst_bitmap_end_write(ms->bm, mio->bm_gen,
+					    mio->acked ? NULL : bio);
 	spin_unlock_irqrestore(&ms->lock, flags);
 
-	if (held)
+	if (held) {
 		mempool_free(mio, &ms->io_pool);
-	else
+	} else if (mio->acked) {
+		mempool_free(mio, &ms->io_pool);
+		if (atomic_dec_and_test(&ms->pending))
+			wake_up_var(&ms->pending);
+	} else {
 		dst_mirror_io_done(mio, bio->bi_status);
+	}
 }
 
-static void dst_mirror_write_endio(struct bio *clone)
+/*
+ * The legs that are not behind have answered a write sent behind to
+ * others: it completes now if they all wrote it and no leg's failure
+ * waits to be on the bitmap; else when the behind legs answer too.
+ */
+static void dst_mirror_write_front(struct dst_mirror_io *mio)
 {
-	struct dst_mirror_clone *c = container_of(clone, struct dst_mirror_clone,
-						  bio);
+	struct dst_mirror *ms = mio->ms;
+	unsigned long flags;
+	bool ack;
+
+	spin_lock_irqsave(&ms->lock, flags);
+	ack = !READ_ONCE(mio->status) && !READ_ONCE(mio->kept) &&
+	      (mio->good & mio->clean & ~mio->behind) &&
+	      (!ms->bm || !dst_bitmap_acks_wait(ms->bm));
+	spin_unlock_irqrestore(&ms->lock, flags);
+	if (!ack)
+		return;
+	mio->acked = true;
+	mio->bio->bi_status = BLK_STS_OK;
+	bio_endio(mio->bio);
+}
+
+/* Leg @c->leg answered @mio's write of kind @op with @status. */
+static void dst_mirror_leg_wrote(struct dst_mirror_clone *c, enum req_op op,
+				 blk_status_t status)
+{
 	struct dst_mirror_io *mio = c->mio;
 	struct dst_mirror *ms = mio->ms;
 	struct dst_leg *leg = ms->legs[c->leg];
 	unsigned long flags;
 
-	if (clone->bi_status == BLK_STS_NOTSUPP &&
-	    bio_op(clone) == REQ_OP_DISCARD) {
+	if (status == BLK_STS_NOTSUPP && op == REQ_OP_DISCARD) {
 		/* Not a failure of the leg: dm-raid1 and md do not degrade. */
 		WRITE_ONCE(mio->status, BLK_STS_NOTSUPP);
-	} else if (clone->bi_status) {
+	} else if (status) {
 		spin_lock_irqsave(&ms->lock, flags);
 		dst_leg_fail(ms, leg, "write", mio->sector, mio->sectors);
 		if (leg->sync == DST_SYNC_IN_SYNC) {
@@ -172,14 +220,111 @@ static void dst_mirror_write_endio(struct bio *clone)
 			dst_leg_mark_others(ms, leg, mio->sector, mio->sectors);
 		}
 		spin_unlock_irqrestore(&ms->lock, flags);
-		WRITE_ONCE(mio->status, clone->bi_status);
+		WRITE_ONCE(mio->status, status);
 	} else {
 		set_bit(c->leg, &mio->good);
 	}
-	bio_uninit(clone);
 	dst_leg_put_inflight(leg);
+	if (test_bit(c->leg, &mio->behind)) {
+		if (atomic_dec_and_test(&leg->behind))
+			wake_up_var(&leg->behind);
+	} else if (atomic_dec_and_test(&mio->front) && mio->behind) {
+		dst_mirror_write_front(mio);
+	}
 	if (atomic_dec_and_test(&mio->remaining))
 		dst_mirror_write_done(mio);
+}
+
+static void dst_mirror_write_endio(struct bio *clone)
+{
+	struct dst_mirror_clone *c = container_of(clone, struct dst_mirror_clone,
+						  bio);
+	enum req_op op = bio_op(clone);
+	blk_status_t status = clone->bi_status;
+
+	bio_uninit(clone);
+	dst_mirror_leg_wrote(c, op, status);
+}
+
+static void dst_mirror_copy_free(struct bio *copy)
+{
+	bio_free_pages(copy);
+	bio_uninit(copy);
+	kfree(copy);
+}
+
+static void dst_mirror_behind_endio(struct bio *copy)
+{
+	struct dst_mirror_clone *c = copy->bi_private;
+	blk_status_t status = copy->bi_status;
+
+	dst_mirror_copy_free(copy);
+	dst_mirror_leg_wrote(c, REQ_OP_WRITE, status);
+}
+
+/*
+ * A copy of @mio's data for write-behind leg @i, which may get it after
+ * the bio completed and its pages went back to their owner (md copies
+ * for its behind writes too); false if memory is short.
+ */
+static bool dst_mirror_copy(struct dst_mirror_io *mio, unsigned int i)
+{
+	struct dst_mirror_clone *c = &mio->clones[i];
+	unsigned int n, k, size = mio->bio->bi_iter.bi_size;
+	struct bio *copy;
+	struct page *page;
+
+	n = DIV_ROUND_UP(size, PAGE_SIZE);
+	copy = bio_kmalloc(n, GFP_NOIO | __GFP_NOWARN);
+	if (!copy)
+		return false;
+	bio_init(copy, NULL, copy->bi_inline_vecs, n, mio->bio->bi_opf);
+	for (k = 0; k < n; k++) {
+		page = alloc_page(GFP_NOIO | __GFP_NOWARN);
+		if (!page) {
+			dst_mirror_copy_free(copy);
+			return false;
+		}
+		__bio_add_page(copy, page, min_t(unsigned int, PAGE_SIZE,
+						 size - k * PAGE_SIZE), 0);
+	}
+	bio_copy_data(copy, mio->bio);
+	copy->bi_iter.bi_sector = mio->sector;
+	copy->bi_private = c;
+	copy->bi_end_io = dst_mirror_behind_endio;
+	c->copy = copy;
+	return true;
+}
+
+/*
+ * The write-behind legs among @sent that @mio's write may complete
+ * without: in sync, under their limit, and only when a leg in sync that
+ * is not behind writes it too.  Only plain writes: a flush or FUA waits
+ * for every leg.  Lock held.
+ */
+static unsigned long dst_mirror_behind(struct dst_mirror *ms,
+				       struct dst_mirror_io *mio,
+				       unsigned long sent)
+{
+	unsigned long behind = 0, front = 0;
+	struct bio *bio = mio->bio;
+	struct dst_leg *leg;
+	unsigned int i;
+
+	if (bio_op(bio) != REQ_OP_WRITE || !mio->sectors ||
+	    (bio->bi_opf & (REQ_FUA | REQ_PREFLUSH)))
+		return 0;
+	for_each_set_bit(i, &sent, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		if (leg->sync != DST_SYNC_IN_SYNC)
+			continue;
+		if (leg->node->write_behind &&
+		    atomic_read(&leg->behind) < leg->node->write_behind)
+			__set_bit(i, &behind);
+		else
+			__set_bit(i, &front);
+	}
+	return front ? behind : 0;
 }
 
 static bool dst_mirror_in_window(struct dst_mirror *ms, sector_t sector,
@@ -259,13 +404,28 @@ void dst_mirror_write(struct dst_mirror *ms, struct bio *bio)
 		__set_bit(i, &sent);
 		atomic_inc(&leg->inflight);
 	}
+	mio->behind = dst_mirror_behind(ms, mio, sent);
+	for_each_set_bit(i, &mio->behind, DST_MIRROR_MAX_LEGS)
+		atomic_inc(&ms->legs[i]->behind);
 	spin_unlock_irq(&ms->lock);
 
+	for_each_set_bit(i, &mio->behind, DST_MIRROR_MAX_LEGS) {
+		if (dst_mirror_copy(mio, i))
+			continue;
+		__clear_bit(i, &mio->behind);
+		if (atomic_dec_and_test(&ms->legs[i]->behind))
+			wake_up_var(&ms->legs[i]->behind);
+	}
 	atomic_set(&mio->remaining, 1);
+	atomic_set(&mio->front, 1);
 	for_each_set_bit(i, &sent, DST_MIRROR_MAX_LEGS) {
 		atomic_inc(&mio->remaining);
+		if (!test_bit(i, &mio->behind))
+			atomic_inc(&mio->front);
 		dst_mirror_send(mio, i, dst_mirror_write_endio);
 	}
+	if (atomic_dec_and_test(&mio->front) && mio->behind)
+		dst_mirror_write_front(mio);
 	if (atomic_dec_and_test(&mio->remaining))
 		dst_mirror_write_done(mio);
 }
@@ -281,9 +441,12 @@ static bool dst_before(u64 a1, u64 a2, u64 b1, u64 b2)
 	return a1 < b1 || (a1 == b1 && a2 < b2);
 }
 
-/* The leg to read @mio from, not tried yet and clean for it; lock held. */
-static struct dst_leg *dst_mirror_pick(struct dst_mirror *ms,
-				       struct dst_mirror_io *mio)
+/*
+ * The leg to read @mio from, not tried yet and clean for it, and not a
+ * write-mostly one unless @mostly; lock held.
+ */
+static struct dst_leg *__dst_mirror_pick(struct dst_mirror *ms,
+					 struct dst_mirror_io *mio, bool mostly)
 {
 	struct dst_leg *leg, *best = NULL;
 	u64 dist, busy, best_dist = U64_MAX, best_busy = U64_MAX;
@@ -298,6 +461,7 @@ static struct dst_leg *dst_mirror_pick(struct dst_mirror *ms,
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
 		leg = ms->legs[i];
 		if (test_bit(i, &mio->tried) ||
+		    (leg->node->write_mostly && !mostly) ||
 		    leg->sync == DST_SYNC_OUT_OF_SYNC ||
 		    (leg->sync == DST_SYNC_RESYNCING &&
 		     !dst_leg_clean(ms, leg, mio->sector, mio->sectors)))
@@ -314,15 +478,34 @@ static struct dst_leg *dst_mirror_pick(struct dst_mirror *ms,
 	return best;
 }
 
+/* Reads avoid write-mostly legs while another leg can serve them. */
+static struct dst_leg *dst_mirror_pick(struct dst_mirror *ms,
+				       struct dst_mirror_io *mio)
+{
+	return __dst_mirror_pick(ms, mio, false) ?:
+	       __dst_mirror_pick(ms, mio, true);
+}
+
 static void dst_mirror_read_endio(struct bio *clone);
 
-static void dst_mirror_read(struct dst_mirror_io *mio)
+/*
+ * Send a read to a leg.  A write-behind leg with writes behind (the only
+ * leg left to read from) may not have the data yet: the read waits for
+ * them, from the work item when it may not wait here (@may_wait false),
+ * as md waits for its behind writes.
+ */
+static void dst_mirror_read(struct dst_mirror_io *mio, bool may_wait)
 {
 	struct dst_mirror *ms = mio->ms;
 	struct dst_leg *leg;
 
 	spin_lock_irq(&ms->lock);
 	leg = dst_mirror_pick(ms, mio);
+	if (leg && atomic_read(&leg->behind) && !may_wait) {
+		spin_unlock_irq(&ms->lock);
+		queue_work(dst_mirror_wq, &mio->work);
+		return;
+	}
 	if (leg) {
 		__set_bit(leg->idx, &mio->tried);
 		leg->last = mio->sector + mio->sectors;
@@ -334,12 +517,14 @@ static void dst_mirror_read(struct dst_mirror_io *mio)
 		dst_mirror_io_done(mio, mio->status ?: BLK_STS_IOERR);
 		return;
 	}
+	if (may_wait)
+		wait_var_event(&leg->behind, !atomic_read(&leg->behind));
 	dst_mirror_send(mio, leg->idx, dst_mirror_read_endio);
 }
 
 static void dst_mirror_read_retry(struct work_struct *work)
 {
-	dst_mirror_read(container_of(work, struct dst_mirror_io, work));
+	dst_mirror_read(container_of(work, struct dst_mirror_io, work), true);
 }
 
 static void dst_mirror_read_endio(struct bio *clone)
@@ -380,7 +565,7 @@ static void dst_mirror_map(struct dst_storage *st, struct bio *bio)
 	}
 	mio = dst_mirror_io_alloc(ms, bio);
 	INIT_WORK(&mio->work, dst_mirror_read_retry);
-	dst_mirror_read(mio);
+	dst_mirror_read(mio, false);
 }
 
 /* The size is the smallest leg's. */

@@ -166,6 +166,8 @@ struct dst_export_opts {
  * @priv:	the algorithm's state of the node while the storage runs
  * @leaving:	being taken out of a running storage: status leaves its
  *		algorithm's state alone
+ * @write_mostly: a mirror leg that reads avoid while another can serve
+ * @write_behind: writes it may be behind, acknowledged before it has them
  */
 struct dst_node {
 	struct list_head list;
@@ -183,6 +185,8 @@ struct dst_node {
 	struct kobject *kobj;
 	void *priv;
 	bool leaving;
+	bool write_mostly;
+	u32 write_behind;
 };
 
 /**

@@ -68,6 +68,9 @@ static const struct nla_policy dst_node_policy[DST_NODE_A_MAX + 1] = {
 	[DST_NODE_A_INTEGRITY]	= { .type = NLA_FLAG },
 	[DST_NODE_A_AUTH]	= { .type = NLA_REJECT },
 	[DST_NODE_A_CRC_ERRORS]	= { .type = NLA_REJECT },
+	[DST_NODE_A_WRITE_MOSTLY] = { .type = NLA_FLAG },
+	[DST_NODE_A_WRITE_BEHIND] = NLA_POLICY_MAX(NLA_U32, DST_MAX_WRITE_BEHIND),
+	[DST_NODE_A_BEHIND]	= { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dst_export_policy[DST_EXPORT_A_MAX + 1] = {
@@ -650,7 +653,8 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 	struct dst_storage *st;
 	struct dst_remote_opts opts = {};
 	const char *why = NULL, *path = NULL;
-	u32 type, id = 0;
+	u32 type, id = 0, write_behind = 0;
+	bool write_mostly;
 	int err, len = 0;
 
 	if (GENL_REQ_ATTR_CHECK(info, DST_A_NODE))
@@ -687,6 +691,14 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 	     tb[DST_NODE_A_INTEGRITY])) {
 		NL_SET_ERR_MSG(info->extack,
 			       "timeouts, reconnects, secrets and integrity are for remote nodes");
+		return -EINVAL;
+	}
+	write_mostly = nla_get_flag(tb[DST_NODE_A_WRITE_MOSTLY]);
+	if (tb[DST_NODE_A_WRITE_BEHIND])
+		write_behind = nla_get_u32(tb[DST_NODE_A_WRITE_BEHIND]);
+	if (write_behind && !write_mostly) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_NODE_A_WRITE_BEHIND],
+				    "write-behind is for a write-mostly leg");
 		return -EINVAL;
 	}
 	if (tb[DST_NODE_A_SECRET]) {
@@ -736,6 +748,13 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 			goto out;
 		}
 	}
+	if (write_mostly && !st->alg->chunked) {
+		why = "write-mostly is for the legs of a mirror";
+		err = -EINVAL;
+		goto out;
+	}
+	node->write_mostly = write_mostly;
+	node->write_behind = write_behind;
 	err = dst_storage_add_node(st, node, &why);
 	if (!err) {
 		id = node->id;

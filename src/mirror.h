@@ -30,6 +30,7 @@
  * @dirty:	one bit per region that is out of date on this leg
  * @nr_dirty:	bits set in @dirty
  * @inflight:	I/O sent to the leg and not answered yet
+ * @behind:	writes acknowledged before this write-behind leg has them
  * @last:	sector after the last read sent to it
  * @nonrot:	no seek cost: reads are balanced by @inflight only
  * @fail_gen:	a remote node's reconnect count when the leg went out of
@@ -50,6 +51,7 @@ struct dst_leg {
 	unsigned long *dirty;
 	u64 nr_dirty;
 	atomic_t inflight;
+	atomic_t behind;
 	sector_t last;
 	bool nonrot;
 	unsigned int fail_gen;
@@ -177,6 +179,7 @@ unsigned int dst_bitmap_start_write(struct dst_bitmap *bm, u64 first,
 				    u64 last);
 bool dst_bitmap_end_write(struct dst_bitmap *bm, unsigned int gen,
 			  struct bio *bio);
+bool dst_bitmap_acks_wait(struct dst_bitmap *bm);
 void dst_bitmap_leg_failed(struct dst_bitmap *bm);
 void dst_bitmap_legs_changed(struct dst_bitmap *bm);
 u64 dst_bitmap_weight(struct dst_bitmap *bm);

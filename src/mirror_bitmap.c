@@ -185,18 +185,26 @@ unsigned int dst_bitmap_start_write(struct dst_bitmap *bm, u64 first, u64 last)
 	return bm->gen;
 }
 
+/* Whether a write acknowledged now would have to wait; lock held. */
+bool dst_bitmap_acks_wait(struct dst_bitmap *bm)
+{
+	return bm->fails != bm->fails_written || bm->failed;
+}
+
 /*
  * A write of generation @gen completed.  Returns true when its
  * acknowledgment must wait for a leg's failure to be on disk: the
  * bitmap thread then ends @bio.  When that failure can no longer be
  * written (the bitmap failed), the write fails: after a crash, the leg
- * that missed it would be trusted as in sync.  Lock held.
+ * that missed it would be trusted as in sync.  @bio is NULL for a write
+ * acknowledged already (write-behind): its region stays set while a leg
+ * that failed it is dirty.  Lock held.
  */
 bool dst_bitmap_end_write(struct dst_bitmap *bm, unsigned int gen,
 			  struct bio *bio)
 {
 	bm->writes[gen]--;
-	if (bm->fails == bm->fails_written)
+	if (!bio || bm->fails == bm->fails_written)
 		return false;
 	if (bm->failed) {
 		bio->bi_status = BLK_STS_IOERR;
@@ -538,16 +546,22 @@ static int dst_bitmap_plan(struct dst_bitmap *bm, struct dst_leg_plan *plan,
 {
 	struct dst_storage *st = bm->ms->st;
 	bool clean = le32_to_cpu(bm->hdr->state) == DST_BITMAP_CLEAN;
+	struct dst_node *node, *src = NULL;
 	bool source = false;
-	struct dst_node *node;
 	unsigned int k = 0;
 	int state;
 
+	/* After a crash, a write-behind leg may lack acknowledged writes. */
+	list_for_each_entry(node, &st->nodes, list)
+		if (!src && !node->write_behind &&
+		    dst_bitmap_leg_state(bm, node) == DST_BITMAP_LEG_IN_SYNC)
+			src = node;
 	list_for_each_entry(node, &st->nodes, list) {
 		state = dst_bitmap_leg_state(bm, node);
 		plan[k].full = state != DST_BITMAP_LEG_IN_SYNC &&
 			       state != DST_BITMAP_LEG_DIRTY;
-		if (state == DST_BITMAP_LEG_IN_SYNC && (clean || !source)) {
+		if (state == DST_BITMAP_LEG_IN_SYNC &&
+		    (clean || (src ? node == src : !source))) {
 			plan[k].sync = DST_SYNC_IN_SYNC;
 			source = true;
 		} else {

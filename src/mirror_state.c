@@ -56,6 +56,7 @@ struct dst_leg *dst_leg_alloc(struct dst_mirror *ms, struct dst_node *node,
 		dst_bitmap_mark_leg(ms->bm, leg);
 	spin_unlock_irq(&ms->lock);
 	atomic_set(&leg->inflight, 0);
+	atomic_set(&leg->behind, 0);
 	leg->nonrot = !node->bdev || bdev_nonrot(node->bdev);
 	return leg;
 }
@@ -310,7 +311,9 @@ int dst_mirror_fill_node(struct sk_buff *skb, struct dst_node *node)
 	if (nla_put_u32(skb, DST_NODE_A_SYNC, sync) ||
 	    nla_put_u64_64bit(skb, DST_NODE_A_REGIONS, ms->nr_regions,
 			      DST_NODE_A_PAD) ||
-	    nla_put_u64_64bit(skb, DST_NODE_A_DIRTY, dirty, DST_NODE_A_PAD))
+	    nla_put_u64_64bit(skb, DST_NODE_A_DIRTY, dirty, DST_NODE_A_PAD) ||
+	    (node->write_behind &&
+	     nla_put_u32(skb, DST_NODE_A_BEHIND, atomic_read(&leg->behind))))
 		return -EMSGSIZE;
 	return 0;
 }

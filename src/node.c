@@ -172,6 +172,10 @@ int dst_node_fill(struct sk_buff *skb, struct dst_node *node)
 	    nla_put_u64_64bit(skb, DST_NODE_A_WRITE_BYTES,
 			      atomic64_read(&node->write_bytes),
 			      DST_NODE_A_PAD) ||
+	    (node->write_mostly &&
+	     nla_put_flag(skb, DST_NODE_A_WRITE_MOSTLY)) ||
+	    (node->write_behind &&
+	     nla_put_u32(skb, DST_NODE_A_WRITE_BEHIND, node->write_behind)) ||
 	    (node->st->state == DST_STORAGE_RUNNING && !node->leaving &&
 	     node->st->alg->fill_node && node->st->alg->fill_node(skb, node))) {
 		nla_nest_cancel(skb, nest);

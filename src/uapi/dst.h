@@ -42,6 +42,7 @@
 #define DST_DEFAULT_RECONNECT_MAX 30	/* seconds */
 #define DST_MAX_TIMEOUT		86400	/* seconds: request and dead timeouts */
 #define DST_MAX_RECONNECT	3600	/* seconds */
+#define DST_MAX_WRITE_BEHIND	16383	/* writes, as md's */
 
 /*
  * Commands.  Every command needs CAP_NET_ADMIN.
@@ -278,6 +279,14 @@ enum dst_node_attr {
 	DST_NODE_A_INTEGRITY,	/* flag: remote: CRC32C on every message */
 	DST_NODE_A_AUTH,	/* flag: remote: has a secret (reply only) */
 	DST_NODE_A_CRC_ERRORS,	/* u64: remote: checksum mismatches (reply only) */
+	/* flag, ADD: a mirror leg that reads avoid while another can serve */
+	DST_NODE_A_WRITE_MOSTLY,
+	/*
+	 * u32, ADD: a write-mostly leg's writes acknowledged before it has
+	 * them, at most this many at a time (DST_MAX_WRITE_BEHIND); 0: none
+	 */
+	DST_NODE_A_WRITE_BEHIND,
+	DST_NODE_A_BEHIND,	/* u32: writes it is behind now (reply only) */
 	__DST_NODE_A_MAX,
 };
 

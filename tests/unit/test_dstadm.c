@@ -1857,6 +1857,7 @@ static const char *sample_arg(const char *arg)
 		{ "SIZE", "1M" }, { "RATE", "10M" }, { "S", "5" }, { "SECONDS", "5" },
 		{ "PATH", "/x" }, { "FILE", "/x" }, { "ADDR:PORT", "127.0.0.1:7000" },
 		{ "PREFIX[,ro]", "10.0.0.0/8" }, { "linear|mirror", "linear" },
+		{ "N", "16" },
 	};
 	size_t i;
 
@@ -2241,7 +2242,9 @@ static void test_config_errors(void **state)
 		{ "storage x {\n alg linear\n node remote 1.2.3.4\n}", "t.conf:3:14: invalid address '1.2.3.4'" },
 		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 timeout 0\n}", "t.conf:3:32: invalid timeout '0': seconds from 1 to 86400" },
 		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 speed 9\n}", "t.conf:3:24: unknown option 'speed' of a remote node" },
-		{ "storage x {\n alg linear\n node local /a extra\n}", "t.conf:3:16: expected end of line after a local node, found 'extra'" },
+		{ "storage x {\n alg linear\n node local /a extra\n}", "t.conf:3:16: unknown option 'extra' of a local node: expected write-mostly or write-behind" },
+		{ "storage x {\n alg mirror\n node local /a write-mostly write-behind 0\n}", "t.conf:3:42: invalid write-behind '0': writes from 1 to 16383" },
+		{ "storage x {\n alg linear\n node local /a write-mostly\n}", "t.conf:1:9: storage 'x': write-mostly is for the legs of a mirror, and it is linear" },
 		{ "storage x {\n alg linear\n node local /a\n} x", "t.conf:4:3: expected end of line after '}', found 'x'" },
 		{ "storage x {\n alg linear\n node local /a\n}\nstorage x {\n alg linear\n node local /b\n}",
 		  "t.conf:5: storage 'x' defined again (first at t.conf:1)" },
@@ -2471,7 +2474,7 @@ static void test_config_dump(void **state)
 {
 	const char *text = "storage m {\n\talg mirror\n\tchunk-size 64K\n\tresync-max 50M\n"
 			   "\tnode local /dev/a\n\tnode remote [::1]:7000 timeout 5"
-			   " secret-file /etc/dst/m.key integrity\n}\n\n"
+			   " secret-file /etc/dst/m.key integrity write-mostly write-behind 64\n}\n\n"
 			   "export x {\n\tdevice /dev/dst/m\n\tlisten 127.0.0.1:7000\n"
 			   "\tallow 10.0.0.0/8\n\tallow 2001:db8::/32 read-only\n"
 			   "\tsecret-file /etc/dst/x.key\n\tintegrity\n\tshared\n}\n";

@@ -1,0 +1,103 @@
+#!/bin/bash
+# Write-mostly and write-behind legs.  A mirror of a local leg and a
+# remote one whose export is 50 ms away (netem on its port of lo): with
+# --write-behind, 4 KiB O_DIRECT writes (fio, queue depth 1) complete at
+# the local leg's pace, under half the delay, while status shows the leg
+# writes behind; the same mirror with a plain remote leg takes at least
+# the delay (the control).  Reads never go to a write-mostly leg (its
+# read_bytes stay 0).  After "dstadm wait" nothing is behind and the legs
+# are identical.  --write-behind on a linear storage is refused.
+set -euo pipefail
+# shellcheck source=tests/guest/mirror-lib.sh
+source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
+
+PORT=7620
+
+wb_cleanup() {
+	local rc=$?
+	set +e
+	tc qdisc del dev lo root 2>/dev/null
+	(exit "$rc")
+	mirror_cleanup
+}
+
+# clat_ms NAME: mean completion latency of fio job NAME's writes, in ms.
+clat_ms() {
+	jq '.jobs[0].write.clat_ns.mean / 1000000 | floor' "/tmp/fio-$1.json"
+}
+
+not_behind() { [[ "$(leg_field m 1 behind)" == 0 ]]; }
+
+# write_qd1 NAME DEV: 4 s of 4 KiB random O_DIRECT writes, one at a time.
+write_qd1() {
+	expect_ok bounded 120 fio --name="$1" --filename="$2" --direct=1 \
+		--ioengine=psync --rw=randwrite --bs=4k --size=32M --time_based \
+		--runtime=4 --output-format=json --output="/tmp/fio-$1.json"
+}
+
+mirror_setup 2 64
+trap wb_cleanup EXIT
+expect_ok tc qdisc add dev lo root handle 1: prio
+expect_ok tc qdisc add dev lo parent 1:3 handle 30: netem delay 50ms
+expect_ok tc filter add dev lo parent 1: protocol ip prio 1 u32 \
+	match ip dport $PORT 0xffff flowid 1:3
+
+do_export e1 /dev/ram1 127.0.0.1:$PORT
+
+# --- the control: a plain remote leg makes every write wait ---------------
+make_storage p mirror -- /dev/ram0 127.0.0.1:$PORT -- --assume-clean
+write_qd1 plain "$DEV"
+plain=$(clat_ms plain)
+log "plain remote leg 50 ms away: writes take $plain ms"
+((plain >= 50)) || fail "writes to a mirror with a leg 50 ms away took $plain ms"
+drop_storage p
+wait_for 30 "e1 to have no clients" field_is export_field e1 clients 0
+
+# --- write-behind: writes follow the local leg -------------------------------
+expect_ok bounded 30 dstadm create m --alg mirror
+STORAGES+=(m)
+[[ "$(bounded 30 dstadm add m local /dev/ram0)" == node0 ]] || fail "add local"
+[[ "$(bounded 60 dstadm add m remote 127.0.0.1:$PORT --write-behind 256)" == node1 ]] ||
+	fail "add remote --write-behind"
+expect_ok bounded 60 dstadm start m --assume-clean
+M=$(storage_dev m)
+wait_for 10 "$M to appear" test -b "$M"
+[[ "$(leg_field m 1 write_mostly)" == true && "$(leg_field m 1 write_behind)" == 256 ]] ||
+	fail "status does not show node1 write-mostly, write-behind 256"
+grep -q "write-mostly, write-behind: 256, now [0-9]* behind" <<<"$(bounded 30 dstadm status m)" ||
+	fail "status text does not show the write-behind leg"
+
+write_qd1 behind "$M" &
+FIO=$!
+seen=0
+for _ in 1 2 3 4 5 6; do
+	sleep 0.5
+	b=$(leg_field m 1 behind)
+	((b > seen)) && seen=$b
+done
+wait "$FIO" || fail "fio on the write-behind mirror failed"
+behind=$(clat_ms behind)
+log "write-behind leg 50 ms away: writes take $behind ms, up to $seen behind seen"
+((behind < 25)) || fail "writes to a mirror with a write-behind leg took $behind ms"
+((seen > 0)) || fail "status never showed a write behind"
+
+# --- reads avoid the write-mostly leg ------------------------------------------
+before=$(leg_field m 1 read_bytes)
+expect_ok bounded 120 fio --name=rd --filename="$M" --direct=1 --ioengine=libaio \
+	--rw=randread --bs=64k --iodepth=8 --size=32M --time_based --runtime=2 \
+	--output=/tmp/fio-rd.txt
+[[ "$(leg_field m 1 read_bytes)" == "$before" ]] ||
+	fail "reads went to the write-mostly leg"
+
+expect_ok bounded 120 dstadm wait m --timeout 100
+wait_for 30 "node1 to be behind by nothing" not_behind
+all_in_sync m || fail "a leg is out of sync after the writes behind"
+legs_identical 64 /dev/ram0 /dev/ram1
+drop_storage m
+
+# --- a linear storage has no write-mostly legs -----------------------------------
+expect_ok bounded 30 dstadm create l --alg linear
+STORAGES+=(l)
+expect_error 1 "write-mostly is for the legs of a mirror" \
+	bounded 30 dstadm add l local /dev/ram0 --write-behind 4
+log "write-behind: writes at the local leg's pace, reads off the leg, legs identical"
