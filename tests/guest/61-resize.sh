@@ -22,6 +22,7 @@ resize_cleanup() {
 	set +e
 	[[ -n "${MON:-}" ]] && kill "$MON" 2>/dev/null
 	mountpoint -q /mnt/rs && umount /mnt/rs
+	rm -f /tmp/resize-lin.data /tmp/tail
 	(exit "$rc")
 	mirror_cleanup
 }
@@ -145,15 +146,15 @@ drop_storage m
 # --- linear: only the last node's growth counts ---------------------------------
 make_storage l linear -- /dev/mapper/g3 /dev/mapper/g1
 L=$DEV
-head -c 128M /dev/urandom >/tmp/lin
-dd if=/tmp/lin of="$L" bs=1M count=128 oflag=direct status=none
+head -c 128M /dev/urandom >/tmp/resize-lin.data
+dd if=/tmp/resize-lin.data of="$L" bs=1M count=128 oflag=direct status=none
 grow_dm g3 /dev/ram3 64
 out=$(bounded 30 dstadm resize l) || fail "dstadm resize l failed"
 [[ "$out" == "storage l: 128.00 MiB (134217728 bytes)" ]] || fail "first node grown: '$out'"
 grow_dm g1 /dev/ram1 128
 out=$(bounded 30 dstadm resize l) || fail "dstadm resize l failed"
 [[ "$out" == "storage l: 160.00 MiB (167772160 bytes)" ]] || fail "last node grown: '$out'"
-cmp -n $((128 * MIB)) /tmp/lin "$L" || fail "linear data moved when it grew"
+cmp -n $((128 * MIB)) /tmp/resize-lin.data "$L" || fail "linear data moved when it grew"
 drop_storage l
 
 # --- a mirror with a bitmap does not grow ----------------------------------------

@@ -25,6 +25,7 @@ verify_cleanup() {
 	local rc=$?
 	set +e
 	[[ -n "${MON:-}" ]] && kill "$MON" 2>/dev/null
+	rm -f /tmp/m.data
 	(exit "$rc")
 	mirror_cleanup
 }
