@@ -51,6 +51,8 @@ struct dst_mirror_clone {
  * @front:	clones not answered yet of the legs that are not behind, +1
  * @behind:	write-behind legs it is sent to
  * @acked:	the bio completed before the behind legs answered
+ * @serial:	in dst_mirror.behind_ios: later writes to its place wait
+ * @behind_entry: its entry there
  * @clean:	legs whose copy counts: in sync, or clean in this range
  * @good:	legs that wrote it
  * @kept:	a write failed on the last leg in sync, which stays in sync
@@ -73,6 +75,8 @@ struct dst_mirror_io {
 	atomic_t front;
 	unsigned long behind;
 	bool acked;
+	bool serial;
+	struct list_head behind_entry;
 	unsigned long clean;
 	unsigned long good;
 	bool kept;
@@ -164,6 +168,11 @@ static void dst_mirror_write_done(struct dst_mirror_io *mio)
 	if (ms->bm && mio->sectors)
 		held = dst_bitmap_end_write(ms->bm, mio->bm_gen,
 					    mio->acked ? NULL : bio);
+	if (mio->serial) {
+		list_del(&mio->behind_entry);
+		if (!bio_list_empty(&ms->behind_waiting))
+			queue_work(dst_mirror_wq, &ms->behind_work);
+	}
 	spin_unlock_irqrestore(&ms->lock, flags);
 
 	if (held) {
@@ -224,13 +233,15 @@ static void dst_mirror_leg_wrote(struct dst_mirror_clone *c, enum req_op op,
 	} else {
 		set_bit(c->leg, &mio->good);
 	}
-	dst_leg_put_inflight(leg);
+	/* Before the leg's last inflight goes: removal then frees it. */
 	if (test_bit(c->leg, &mio->behind)) {
 		if (atomic_dec_and_test(&leg->behind))
 			wake_up_var(&leg->behind);
-	} else if (atomic_dec_and_test(&mio->front) && mio->behind) {
-		dst_mirror_write_front(mio);
 	}
+	dst_leg_put_inflight(leg);
+	if (!test_bit(c->leg, &mio->behind) &&
+	    atomic_dec_and_test(&mio->front) && mio->behind)
+		dst_mirror_write_front(mio);
 	if (atomic_dec_and_test(&mio->remaining))
 		dst_mirror_write_done(mio);
 }
@@ -337,6 +348,40 @@ static bool dst_mirror_in_window(struct dst_mirror *ms, sector_t sector,
 	       ms->window <= last;
 }
 
+/* Writes that waited for a write behind: each goes on, or waits again. */
+static void dst_mirror_behind_work(struct work_struct *work)
+{
+	struct dst_mirror *ms = container_of(work, struct dst_mirror,
+					     behind_work);
+	struct bio_list waiting;
+	struct bio *bio;
+
+	spin_lock_irq(&ms->lock);
+	waiting = ms->behind_waiting;
+	bio_list_init(&ms->behind_waiting);
+	spin_unlock_irq(&ms->lock);
+	while ((bio = bio_list_pop(&waiting)))
+		dst_mirror_write(ms, bio);
+}
+
+/*
+ * Whether a write to @sectors at @sector overlaps one whose copy to a
+ * write-behind leg is in flight: the leg could get the two in either
+ * order, and hold the older data after the newer was acknowledged (md
+ * serializes them likewise).  Lock held.
+ */
+static bool dst_mirror_behind_overlaps(struct dst_mirror *ms, sector_t sector,
+				       unsigned int sectors)
+{
+	struct dst_mirror_io *mio;
+
+	list_for_each_entry(mio, &ms->behind_ios, behind_entry)
+		if (sector < mio->sector + mio->sectors &&
+		    mio->sector < sector + sectors)
+			return true;
+	return false;
+}
+
 /*
  * Whether a write of @mio may go to the legs now; if not, it is parked
  * (the mio freed) or failed.  Lock held; dropped when it returns false.
@@ -352,6 +397,10 @@ static bool dst_mirror_may_write(struct dst_mirror *ms,
 	if (dst_mirror_in_window(ms, mio->sector, mio->sectors)) {
 		bio_list_add(&ms->deferred, bio);
 		atomic64_inc(&ms->held);
+		goto parked;
+	}
+	if (dst_mirror_behind_overlaps(ms, mio->sector, mio->sectors)) {
+		bio_list_add(&ms->behind_waiting, bio);
 		goto parked;
 	}
 	if (!ms->bm)
@@ -407,6 +456,9 @@ void dst_mirror_write(struct dst_mirror *ms, struct bio *bio)
 	mio->behind = dst_mirror_behind(ms, mio, sent);
 	for_each_set_bit(i, &mio->behind, DST_MIRROR_MAX_LEGS)
 		atomic_inc(&ms->legs[i]->behind);
+	mio->serial = mio->behind;
+	if (mio->serial)
+		list_add_tail(&mio->behind_entry, &ms->behind_ios);
 	spin_unlock_irq(&ms->lock);
 
 	for_each_set_bit(i, &mio->behind, DST_MIRROR_MAX_LEGS) {
@@ -597,19 +649,30 @@ static void dst_mirror_free(struct dst_mirror *ms)
 }
 
 /*
- * Without a bitmap that says better, the first leg is the source of
- * truth and the others are copied from it in full, since nothing on the
- * legs tells what they hold, unless the admin says they are identical
- * (mdadm --assume-clean).
+ * Without a bitmap that says better, the first leg (that is not
+ * write-behind) is the source of truth and the others are copied from it
+ * in full, since nothing on the legs tells what they hold, unless the
+ * admin says they are identical (mdadm --assume-clean).
  */
 static void dst_mirror_plan(struct dst_storage *st, bool assume_clean,
 			    struct dst_leg_plan *plan)
 {
-	unsigned int k;
+	struct dst_node *node;
+	unsigned int k = 0, src = 0;
 
+	/* A write-behind leg may lack acknowledged writes: not the source. */
+	list_for_each_entry(node, &st->nodes, list) {
+		if (!node->write_behind) {
+			src = k;
+			break;
+		}
+		k++;
+	}
+	if (k == st->nr_nodes)
+		src = 0;
 	for (k = 0; k < st->nr_nodes; k++) {
-		plan[k].sync = !k || assume_clean ? DST_SYNC_IN_SYNC :
-						    DST_SYNC_RESYNCING;
+		plan[k].sync = k == src || assume_clean ? DST_SYNC_IN_SYNC :
+							  DST_SYNC_RESYNCING;
 		plan[k].full = true;
 	}
 }
@@ -635,6 +698,9 @@ static int dst_mirror_start(struct dst_storage *st, bool assume_clean,
 	ms->nr_regions = DIV_ROUND_UP_ULL(ms->sectors, 1ULL << ms->region_shift);
 	ms->window = DST_NO_REGION;
 	ms->verify_next = DST_NO_REGION;
+	INIT_LIST_HEAD(&ms->behind_ios);
+	bio_list_init(&ms->behind_waiting);
+	INIT_WORK(&ms->behind_work, dst_mirror_behind_work);
 	atomic64_set(&ms->mismatches, 0);
 	bio_list_init(&ms->deferred);
 	init_waitqueue_head(&ms->drain);
@@ -698,6 +764,7 @@ static void dst_mirror_stop(struct dst_storage *st)
 
 	dst_resync_stop(ms);
 	wait_var_event(&ms->pending, !atomic_read(&ms->pending));
+	flush_work(&ms->behind_work);
 	dst_bitmap_close(ms, true);
 	dst_mirror_free(ms);
 	st->priv = NULL;

@@ -102,6 +102,9 @@ struct dst_bitmap;
  * @left:	bytes resync still has to copy, about
  * @bm:		the write-intent bitmap, if the storage has one
  * @started:	enum dst_start: what the start trusted
+ * @behind_ios: writes with copies in flight to write-behind legs
+ * @behind_waiting: writes that overlap one of them, to be sent after it
+ * @behind_work: sends them, from process context
  * @verify_next: the region verify compares next; DST_NO_REGION: none runs
  * @verify_repair: the running or last verify copies what differs
  * @mismatches:	blocks that differed in the running or last verify
@@ -133,6 +136,9 @@ struct dst_mirror {
 	u64 left;
 	struct dst_bitmap *bm;
 	enum dst_start started;
+	struct list_head behind_ios;
+	struct bio_list behind_waiting;
+	struct work_struct behind_work;
 	u64 verify_next;
 	bool verify_repair;
 	atomic64_t mismatches;

@@ -173,17 +173,20 @@ static bool dst_resync_drained(struct dst_mirror *ms, unsigned int epoch)
 }
 
 /*
- * Fail the legs of @legs after a failed @what; lock not held.  The region
- * stays dirty on them: it is cleared only after a good copy.
+ * Fail the legs of @legs after a failed @what of @len bytes at @sector;
+ * lock not held.  The place is dirty on them: a resync's region stays so
+ * until a good copy, and a piece that verify could not read or repair
+ * is copied when the leg is back.
  */
 static void dst_resync_fail(struct dst_mirror *ms, unsigned long legs,
-			    const char *what)
+			    const char *what, sector_t sector, unsigned int len)
 {
 	unsigned int i;
 
 	spin_lock_irq(&ms->lock);
 	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS)
-		dst_leg_fail(ms, ms->legs[i], what, 0, 0);
+		dst_leg_fail(ms, ms->legs[i], what, sector,
+			     len >> SECTOR_SHIFT);
 	spin_unlock_irq(&ms->lock);
 }
 
@@ -393,10 +396,12 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 		len = min_t(sector_t, end - sector,
 			    piece >> SECTOR_SHIFT) << SECTOR_SHIFT;
 		if (dst_resync_io(rs, BIT(src->idx), REQ_OP_READ, sector, len, 0)) {
-			dst_resync_fail(ms, BIT(src->idx), "resync read");
+			dst_resync_fail(ms, BIT(src->idx), "resync read",
+					sector, len);
 			/* The last leg in sync cannot feed the others. */
 			if (READ_ONCE(src->sync) == DST_SYNC_IN_SYNC)
-				dst_resync_fail(ms, targets, "resync: no source");
+				dst_resync_fail(ms, targets, "resync: no source",
+						sector, len);
 			copied = false;
 			break;
 		}
@@ -405,7 +410,8 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 			 dst_resync_sparse(rs, targets & sparse, src->idx,
 					   sector, len);
 		if (failed) {
-			dst_resync_fail(ms, failed, "resync write");
+			dst_resync_fail(ms, failed, "resync write", sector,
+					len);
 			targets &= ~failed;
 		}
 	}
@@ -420,7 +426,8 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 	if (copied && last) {
 		failed = dst_mirror_flush(ms, last);
 		if (failed) {
-			dst_resync_fail(ms, failed, "resync flush");
+			dst_resync_fail(ms, failed, "resync flush", start,
+					(end - start) << SECTOR_SHIFT);
 			targets &= ~failed;
 		}
 	}
@@ -471,7 +478,7 @@ static u64 dst_verify_piece(struct dst_resync *rs, unsigned long *legs,
 	for_each_set_bit(i, legs, DST_MIRROR_MAX_LEGS) {
 		if (!dst_leg_sums(rs, ms->legs[i], sector, len))
 			continue;
-		dst_resync_fail(ms, BIT(i), "verify read");
+		dst_resync_fail(ms, BIT(i), "verify read", sector, len);
 		__clear_bit(i, legs);
 	}
 	src = find_first_bit(legs, DST_MIRROR_MAX_LEGS);
@@ -498,7 +505,7 @@ static void dst_verify_region(struct dst_resync *rs, u64 region)
 	struct dst_mirror *ms = rs->ms;
 	sector_t start = region << ms->region_shift, end, sector;
 	unsigned long legs = 0, differ, failed;
-	unsigned int i, len, src;
+	unsigned int i, len, src, piece;
 	u64 bad = 0;
 
 	end = min_t(sector_t, start + (1ULL << ms->region_shift), ms->sectors);
@@ -509,22 +516,25 @@ static void dst_verify_region(struct dst_resync *rs, u64 region)
 			__set_bit(i, &legs);
 	spin_unlock_irq(&ms->lock);
 
+	piece = min_t(u32, DST_RESYNC_PIECE, ms->st->limits.max_request);
 	for (sector = start; sector < end && hweight_long(legs) > 1;
 	     sector += len >> SECTOR_SHIFT) {
 		len = min_t(sector_t, end - sector,
-			    DST_RESYNC_PIECE >> SECTOR_SHIFT) << SECTOR_SHIFT;
+			    piece >> SECTOR_SHIFT) << SECTOR_SHIFT;
 		bad += dst_verify_piece(rs, &legs, sector, len, &differ);
 		differ &= legs;
 		if (!differ || !ms->verify_repair)
 			continue;
 		src = find_first_bit(&legs, DST_MIRROR_MAX_LEGS);
 		if (dst_resync_io(rs, BIT(src), REQ_OP_READ, sector, len, 0)) {
-			dst_resync_fail(ms, BIT(src), "repair read");
+			dst_resync_fail(ms, BIT(src), "repair read", sector,
+					len);
 			continue;
 		}
 		failed = dst_resync_io(rs, differ, REQ_OP_WRITE, sector, len, 0);
 		if (failed)
-			dst_resync_fail(ms, failed, "repair write");
+			dst_resync_fail(ms, failed, "repair write", sector,
+					len);
 	}
 	dst_window_close(ms);
 	atomic64_add(bad, &ms->mismatches);
@@ -615,6 +625,17 @@ static void dst_resync_returns(struct dst_mirror *ms)
 		 */
 		if (ms->bm)
 			dst_bitmap_mark_leg(ms->bm, leg);
+		/* A failed flush marks nothing: nothing to copy then. */
+		if (!leg->nr_dirty) {
+			leg->sync = DST_SYNC_IN_SYNC;
+			leg->full = false;
+			leg->sums = false;
+			if (ms->bm)
+				dst_bitmap_legs_changed(ms->bm);
+			pr_info("%s: node%u is back, nothing to resync\n",
+				ms->st->name, leg->node->id);
+			continue;
+		}
 		leg->sync = DST_SYNC_RESYNCING;
 		pr_info("%s: node%u is back, resyncing %llu dirty region(s)\n",
 			ms->st->name, leg->node->id, leg->nr_dirty);

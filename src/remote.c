@@ -859,7 +859,8 @@ static int dst_remote_handshake(struct dst_remote *r, struct socket *sock,
 	max = be32_to_cpu(rep->max_request);
 	if (!dst_valid_block_size(lim->logical_block_size) ||
 	    !is_power_of_2(pbs) || pbs < lim->logical_block_size ||
-	    !h->size || h->size & (lim->logical_block_size - 1) ||
+	    !h->size || h->size > DST_MAX_SIZE ||
+	    h->size & (lim->logical_block_size - 1) ||
 	    max < lim->logical_block_size) {
 		*why = "the export sent impossible sizes";
 		return -EPROTO;

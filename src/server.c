@@ -489,8 +489,8 @@ static bool dst_client_older(struct dst_client *c)
  * session may write, so that two hosts never write to the device unknown
  * to each other (two mirrors with one leg would diverge silently).  A
  * connection that is not answered yet counts, so two newcomers cannot
- * both pass; one its client closed (a leg just removed) does not.  false,
- * with @reason, when refused.
+ * both pass; one its client closed (a leg just removed) does not, once
+ * its writes are done.  false, with @reason, when refused.
  */
 static bool dst_client_join(struct dst_client *c, u64 session, u32 generation,
 			    char *reason)
@@ -502,7 +502,8 @@ static bool dst_client_join(struct dst_client *c, u64 session, u32 generation,
 	list_for_each_entry(o, &exp->clients, list) {
 		if (!exp->shared && !c->read_only && !o->read_only &&
 		    o->session && o->session != session && !o->fenced &&
-		    READ_ONCE(o->sock->sk->sk_state) == TCP_ESTABLISHED) {
+		    (READ_ONCE(o->sock->sk->sk_state) == TCP_ESTABLISHED ||
+		     atomic_read(&o->inflight))) {
 			writer = o;
 			break;
 		}
