@@ -32,6 +32,7 @@
 #define DST_SERVER_DEPTH	128	/* requests in flight per client */
 #define DST_HELLO_TIMEOUT	(10 * HZ)	/* the whole handshake */
 #define DST_CHUNK		SZ_64K	/* largest page of a request's data */
+#define DST_PROBE_TIME		(2 * HZ)	/* for a writer to show it is gone */
 
 struct dst_client {
 	struct list_head list;
@@ -44,6 +45,7 @@ struct dst_client {
 	bool fenced;
 	bool ready;
 	bool resize;
+	bool ping;
 	u64 size;
 	bool read_only;
 	bool auth;
@@ -199,9 +201,11 @@ static void dst_client_tx(struct work_struct *work)
 	list_splice_init(&c->done, &batch);
 	spin_unlock_irqrestore(&c->lock, flags);
 
-	/* The export grew since the client was told its size. */
+	/* The export grew since the client was told its size, or it is probed. */
 	size = READ_ONCE(c->exp->size);
-	if (c->resize && READ_ONCE(c->ready) && size != c->size) {
+	if (c->resize && READ_ONCE(c->ready) &&
+	    (size != c->size || READ_ONCE(c->ping))) {
+		WRITE_ONCE(c->ping, false);
 		c->size = size;
 		if (dst_send_size(c, size, !list_empty(&batch)))
 			kernel_sock_shutdown(c->sock, SHUT_RDWR);
@@ -484,6 +488,26 @@ static bool dst_client_older(struct dst_client *c)
 }
 
 /*
+ * The client of another session that may write to @c's export while @c
+ * would, if any; lock held.
+ */
+static struct dst_client *dst_client_writer(struct dst_client *c, u64 session)
+{
+	struct dst_export *exp = c->exp;
+	struct dst_client *o;
+
+	lockdep_assert_held(&exp->lock);
+
+	list_for_each_entry(o, &exp->clients, list)
+		if (!exp->shared && !c->read_only && !o->read_only &&
+		    o->session && o->session != session && !o->fenced &&
+		    (READ_ONCE(o->sock->sk->sk_state) == TCP_ESTABLISHED ||
+		     atomic_read(&o->inflight)))
+			return o;
+	return NULL;
+}
+
+/*
  * Put @c in its session.  One writer at a time: unless the export is
  * shared, a client that may write is refused while a client of another
  * session may write, so that two hosts never write to the device unknown
@@ -496,17 +520,27 @@ static bool dst_client_join(struct dst_client *c, u64 session, u32 generation,
 			    char *reason)
 {
 	struct dst_export *exp = c->exp;
-	struct dst_client *o, *writer = NULL;
+	struct dst_client *writer;
+	unsigned int clients;
 
 	mutex_lock(&exp->lock);
-	list_for_each_entry(o, &exp->clients, list) {
-		if (!exp->shared && !c->read_only && !o->read_only &&
-		    o->session && o->session != session && !o->fenced &&
-		    (READ_ONCE(o->sock->sk->sk_state) == TCP_ESTABLISHED ||
-		     atomic_read(&o->inflight))) {
-			writer = o;
-			break;
-		}
+	writer = dst_client_writer(c, session);
+	/*
+	 * The writer's host may have restarted, its connection here not
+	 * closed yet (keepalive takes about 50 s): anything sent on it
+	 * then draws a reset.  It is sent its size again, which a live
+	 * client takes as nothing new, and given a moment to go.
+	 */
+	if (writer && writer->ready && writer->resize) {
+		WRITE_ONCE(writer->ping, true);
+		queue_work(dst_server_wq, &writer->tx_work);
+		clients = exp->nr_clients;
+		mutex_unlock(&exp->lock);
+		wait_event_timeout(exp->wait,
+				   READ_ONCE(exp->nr_clients) != clients,
+				   DST_PROBE_TIME);
+		mutex_lock(&exp->lock);
+		writer = dst_client_writer(c, session);
 	}
 	if (writer) {
 		snprintf(reason, DST_REASON_LEN, "in use by %pISpc",
