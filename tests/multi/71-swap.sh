@@ -13,6 +13,9 @@
 # fragmented, and compacting it (kcompactd, or a THP fault) ran for over
 # 20 s without a reschedule under TCG, tripping the soft lockup watchdog;
 # that is the guest's memory manager on a slow CPU, not swap over dst.
+# For the same reason the RCU stall timeout is 120 s meanwhile (21 s by
+# default): a CI run saw memhog's vCPU clear one page for 21 s while the
+# host ran the three guests on two cores.
 set -euo pipefail
 # shellcheck source=tests/multi/lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/multi/lib.sh"
@@ -29,6 +32,7 @@ swap_cleanup() {
 	echo "$PROACTIVE" >/proc/sys/vm/compaction_proactiveness
 	echo "$THP" >/sys/kernel/mm/transparent_hugepage/enabled
 	echo "$THP_DEFRAG" >/sys/kernel/mm/transparent_hugepage/defrag
+	echo "$STALL" >"$STALL_PARAM"
 	[[ -z "${SWAPDEV:-}" ]] || swapoff "$SWAPDEV" 2>/dev/null
 	on B "dstadm unexport swap 2>/dev/null; true" >/dev/null
 	(exit "$rc")
@@ -38,6 +42,8 @@ CLUSTER=$(</proc/sys/vm/page-cluster)
 PROACTIVE=$(</proc/sys/vm/compaction_proactiveness)
 THP=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
 THP_DEFRAG=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/defrag)
+STALL_PARAM=/sys/module/rcupdate/parameters/rcu_cpu_stall_timeout
+STALL=$(<"$STALL_PARAM")
 trap swap_cleanup EXIT
 
 vmstat_field() { awk -v f="$1" '$1 == f { print $2 }' /proc/vmstat; }
@@ -59,6 +65,7 @@ expect_ok bounded 60 swapon "$SWAPDEV"
 echo 0 >/proc/sys/vm/compaction_proactiveness
 echo never >/sys/kernel/mm/transparent_hugepage/enabled
 echo never >/sys/kernel/mm/transparent_hugepage/defrag
+echo 120 >"$STALL_PARAM"
 sync
 echo 3 >/proc/sys/vm/drop_caches
 total=$(($(meminfo_kib MemTotal) / 1024))
