@@ -1,6 +1,6 @@
 #!/bin/bash
 # The structure-aware wire fuzzer (tests/tools/wirefuzz.c), both ways,
-# with fixed seeds: DST_WIRE_FUZZ messages (default 100000) from clients
+# with fixed seeds: DST_WIRE_FUZZ messages (default 60000) from clients
 # to an in-kernel export, which must never answer an invalid request OK
 # and keep serving valid ones; and as many from a fake export to the
 # in-kernel client under fio, 1 in DST_WIRE_FUZZ_RATE replies (default
@@ -13,7 +13,7 @@ set -euo pipefail
 source "${DST_ROOT:-/mnt/dst}/tests/guest/remote-lib.sh"
 
 PORT=7330
-N=${DST_WIRE_FUZZ:-100000}
+N=${DST_WIRE_FUZZ:-60000}
 SEED=${DST_WIRE_FUZZ_SEED:-1}
 RATE=${DST_WIRE_FUZZ_RATE:-1024}
 WIREFUZZ=$DST_ROOT/tests/tools/wirefuzz

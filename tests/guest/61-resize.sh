@@ -52,7 +52,7 @@ I0=$DEV
 size_is "$I0" $((32 * MIB)) || fail "$I0 is not 32 MiB"
 "$DSTPEER" client 127.0.0.1 $PORT old-size 8 >/tmp/old-size.log 2>&1 &
 PEER=$!
-fio_verify grow "$I0" 14 --size=32M &
+fio_verify grow "$I0" 9 --size=32M &
 FIO=$!
 sleep 3
 grow_dm g0 /dev/ram0 64
@@ -111,7 +111,7 @@ grow_dm g1 /dev/ram1 64
 out=$(bounded 30 dstadm resize m) || fail "dstadm resize m failed"
 [[ "$out" == "storage m: 32.00 MiB (33554432 bytes)" ]] ||
 	fail "a mirror with one leg grown printed '$out'"
-fio_verify mgrow "$M" 12 --size=32M &
+fio_verify mgrow "$M" 8 --size=32M &
 FIO=$!
 sleep 3
 grow_dm g2 /dev/ram2 64

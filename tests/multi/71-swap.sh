@@ -1,6 +1,6 @@
 #!/bin/bash
 # Memory pressure (kernel review, issue 15): A swaps to a dst import of
-# B's disk while a program dirties 1.5 times the memory A has and checks every
+# B's disk while a program dirties 1.25 times the memory A has and checks every
 # page it reads back.  A's memory is cut to about 320 MiB by reserving the
 # rest as huge pages, so that reclaim is global and the pages written to
 # swap go out through dst's own socket, which must get the memory it
@@ -75,7 +75,7 @@ got=$(($(meminfo_kib HugePages_Total) * 2))
 usable=$((total - got))
 ((usable <= KEEP_MIB + 128)) ||
 	fail "reserved only $got of $total MiB as huge pages ($usable MiB left)"
-hog=$((3 * usable / 2))
+hog=$((5 * usable / 4))
 log "memory: $total MiB, $got MiB of it reserved, $usable MiB left; dirtying $hog MiB"
 echo 5 >/proc/sys/vm/page-cluster
 
