@@ -260,6 +260,7 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 {
 	struct conf_node *n;
 	struct token t;
+	bool local;
 	int err;
 
 	if (expect_word(lx, &t, "'local' or 'remote'") < 0)
@@ -276,48 +277,35 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 		n->type = DST_NODE_LOCAL;
 		if (expect_path(lx, &t, "a device") < 0)
 			return -1;
-		n->target = xstrdup(lx, &t);
-		if (!n->target)
+	} else {
+		n->type = DST_NODE_REMOTE;
+		if (expect_word(lx, &t, "ADDR:PORT") < 0)
 			return -1;
-		for (;;) {
-			if (next(lx, &t) < 0)
-				return -1;
-			if (t.type == T_NL || t.type == T_EOF)
-				return 0;
-			if (t.type != T_WORD)
-				return conf_error(lx, &t, "expected an option of the local node, found %s",
-						  tok_name(&t));
-			err = parse_leg_option(lx, &t, n);
-			if (err > 0)
-				return conf_error(lx, &t, "unknown option '%s' of a local node: expected write-mostly or write-behind",
-						  t.text);
-			if (err < 0)
-				return -1;
-		}
+		err = parse_addr(t.text, &n->addr, &n->addr_len);
+		if (err < 0)
+			return conf_error(lx, &t, "invalid address '%s': %s", t.text,
+					  addr_strerror(err));
 	}
-	n->type = DST_NODE_REMOTE;
-	if (expect_word(lx, &t, "ADDR:PORT") < 0)
-		return -1;
-	err = parse_addr(t.text, &n->addr, &n->addr_len);
-	if (err < 0)
-		return conf_error(lx, &t, "invalid address '%s': %s", t.text,
-				  addr_strerror(err));
 	n->target = xstrdup(lx, &t);
 	if (!n->target)
 		return -1;
+	local = n->type == DST_NODE_LOCAL;
 	for (;;) {
 		if (next(lx, &t) < 0)
 			return -1;
 		if (t.type == T_NL || t.type == T_EOF)
 			return 0;
 		if (t.type != T_WORD)
-			return conf_error(lx, &t, "expected an option of the remote node, found %s",
-					  tok_name(&t));
+			return conf_error(lx, &t, "expected an option of the %s node, found %s",
+					  local ? "local" : "remote", tok_name(&t));
 		err = parse_leg_option(lx, &t, n);
 		if (err < 0)
 			return -1;
 		if (!err)
 			continue;
+		if (local)
+			return conf_error(lx, &t, "unknown option '%s' of a local node: expected write-mostly or write-behind",
+					  t.text);
 		if (!strcmp(t.text, "timeout")) {
 			if (n->ra.timeout)
 				return conf_error(lx, &t, "'timeout' given twice");
