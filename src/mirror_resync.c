@@ -244,6 +244,18 @@ static u64 dst_resync_left(struct dst_mirror *ms)
 		     ms->st->size);
 }
 
+/* @leg, with nothing dirty left, holds every acknowledged write; lock held. */
+static void dst_leg_in_sync(struct dst_mirror *ms, struct dst_leg *leg)
+{
+	lockdep_assert_held(&ms->lock);
+
+	leg->sync = DST_SYNC_IN_SYNC;
+	leg->full = false;
+	leg->sums = false;
+	if (ms->bm)
+		dst_bitmap_legs_changed(ms->bm);
+}
+
 /* Open the window on @region and wait for the writes older than it. */
 static void dst_window_open(struct dst_mirror *ms, u64 region)
 {
@@ -440,11 +452,7 @@ static void dst_resync_region(struct dst_resync *rs, u64 region)
 		if (__test_and_clear_bit(region, leg->dirty))
 			leg->nr_dirty--;
 		if (!leg->nr_dirty) {
-			leg->sync = DST_SYNC_IN_SYNC;
-			leg->full = false;
-			leg->sums = false;
-			if (ms->bm)
-				dst_bitmap_legs_changed(ms->bm);
+			dst_leg_in_sync(ms, leg);
 			pr_info("%s: node%u in sync\n", ms->st->name,
 				leg->node->id);
 		}
@@ -627,11 +635,7 @@ static void dst_resync_returns(struct dst_mirror *ms)
 			dst_bitmap_mark_leg(ms->bm, leg);
 		/* A failed flush marks nothing: nothing to copy then. */
 		if (!leg->nr_dirty) {
-			leg->sync = DST_SYNC_IN_SYNC;
-			leg->full = false;
-			leg->sums = false;
-			if (ms->bm)
-				dst_bitmap_legs_changed(ms->bm);
+			dst_leg_in_sync(ms, leg);
 			pr_info("%s: node%u is back, nothing to resync\n",
 				ms->st->name, leg->node->id);
 			continue;
