@@ -28,6 +28,7 @@ if [[ ! -e "$PHASE" ]]; then
 	mirror_abc c --chunk-size 64K --bitmap /dev/vdc
 	[[ "$(storage_field c started)" == full ]] || fail "a new bitmap did not start full"
 	wait_in_sync c 600
+	three_identical
 	rm -f "$DST_CTL"/acklog.*
 	for ((k = 0; k < WRITERS; k++)); do
 		"$ACKLOG" write "$DEV" "$DST_CTL/acklog.$k" $((k * 4096)) "$BLOCKS" "$k" &

@@ -108,13 +108,39 @@ remote_leg_sha() {
 	on "$1" "dd if=/dev/vdb bs=1M count=$LEG_MIB iflag=direct status=none | sha256sum | cut -c1-64"
 }
 
-# three_identical: A's, B's and C's data disks, each read on its own host.
+# MIB_SUMS: a command that prints the md5 of each MiB of /dev/vdb.
+MIB_SUMS="for ((m = 0; m < $LEG_MIB; m++)); do
+	dd if=/dev/vdb bs=1M count=1 skip=\$m iflag=direct status=none | md5sum | cut -c1-32
+done"
+
+# mib_diff ROLE: the MiB of ROLE's data disk that differ from A's.
+mib_diff() {
+	local m=0 a b
+	local -a out=()
+	while read -r a <&3 && read -r b <&4; do
+		[[ "$a" == "$b" ]] || out+=("$m")
+		m=$((m + 1))
+	done 3< <(eval "$MIB_SUMS") 4< <(on "$1" "$MIB_SUMS")
+	echo "${out[*]}"
+}
+
+# three_identical: A's, B's and C's data disks, each read on its own host;
+# where they differ, which MiB and the module's log lines of each.
 three_identical() {
-	local a b c
+	local a b c r
 	a=$(leg_sha)
 	b=$(remote_leg_sha B) || fail "sha256 on B failed"
 	c=$(remote_leg_sha C) || fail "sha256 on C failed"
-	[[ "$a" == "$b" && "$a" == "$c" ]] || fail "legs differ: A $a, B $b, C $c"
+	if ! [[ "$a" == "$b" && "$a" == "$c" ]]; then
+		for r in B C; do
+			echo "MiB of $r that differ from A's: $(mib_diff "$r")"
+			echo "----- $r: dmesg | grep dst -----"
+			on "$r" "dmesg | grep dst_storage | tail -n 40" || true
+		done
+		echo "----- A: dmesg | grep dst -----"
+		dmesg | grep dst_storage | tail -n 60
+		fail "legs differ: A $a, B $b, C $c"
+	fi
 	log "the legs on A, B and C are identical ($a)"
 }
 
