@@ -385,16 +385,18 @@ bool dst_auth_check(struct crypto_shash *tfm, bool server, const u8 *cchal,
 u32 dst_crc_buf(const void *buf, size_t len);
 u32 dst_crc_hdr(const void *hdr, size_t len, __be32 *field);
 u32 dst_crc_bio(struct bio *bio, struct bvec_iter iter);
-void dst_crc_bio_blocks(struct bio *bio, struct bvec_iter iter, __be32 *out);
-void dst_crc_page_blocks(struct page **pages, u32 len, __be32 *out);
+
+/* Digests of blocks, for DST_REQ_CHECKSUM: digest.c */
+void dst_digest_bio(struct bio *bio, struct bvec_iter iter, __be64 *out);
+void dst_digest_pages(struct page **pages, u32 len, __be64 *out);
 
 /*
  * A CHECKSUM request to a remote node with DST_FEAT_CHECKSUM: a
- * REQ_OP_DRV_IN bio without pages whose iter is the range; the CRC-32C of
- * each DST_CSUM_BLOCK of it lands in @crcs.
+ * REQ_OP_DRV_IN bio without pages whose iter is the range; the digest of
+ * each DST_CSUM_BLOCK of it lands in @sums.
  */
 struct dst_csum {
-	__be32 *crcs;
+	__be64 *sums;
 	struct bio bio;
 };
 

@@ -11,10 +11,11 @@
  *
  * When nothing is left to copy, the same thread verifies, if asked (md's
  * check and repair): region by region, inside the window, it compares
- * the CRC-32C of every DST_CSUM_BLOCK on the legs in sync with the first
- * one's, counts the blocks where any differs, and with repair copies the
- * pieces that differ from the first leg.  A remote leg computes its sums
- * at the export (DST_REQ_CHECKSUM), so only sums cross the network.
+ * the digest (XXH64) of every DST_CSUM_BLOCK on the legs in sync with
+ * the first one's, counts the blocks where any differs, and with repair
+ * copies the pieces that differ from the first leg.  A remote leg
+ * computes its sums at the export (DST_REQ_CHECKSUM), so only sums cross
+ * the network.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -61,7 +62,7 @@ struct dst_resync {
 	unsigned long rate_stamp;
 	u64 rate_bytes;
 	struct dst_csum csum;
-	__be32 sums[DST_MIRROR_MAX_LEGS][DST_RESYNC_PIECE / DST_CSUM_BLOCK];
+	__be64 sums[DST_MIRROR_MAX_LEGS][DST_RESYNC_PIECE / DST_CSUM_BLOCK];
 };
 
 static void dst_resync_endio(struct bio *bio)
@@ -304,7 +305,7 @@ static int dst_leg_sums(struct dst_resync *rs, struct dst_leg *leg,
 	if (!node->remote || !(node->limits.features & DST_FEAT_CHECKSUM)) {
 		if (dst_resync_io(rs, BIT(leg->idx), REQ_OP_READ, sector, len, 0))
 			return -EIO;
-		dst_crc_page_blocks(rs->pages, len, rs->sums[leg->idx]);
+		dst_digest_pages(rs->pages, len, rs->sums[leg->idx]);
 		return 0;
 	}
 	bio_init(bio, NULL, NULL, 0, REQ_OP_DRV_IN);
@@ -312,7 +313,7 @@ static int dst_leg_sums(struct dst_resync *rs, struct dst_leg *leg,
 	bio->bi_iter.bi_size = len;
 	bio->bi_end_io = dst_csum_endio;
 	bio->bi_private = &done;
-	rs->csum.crcs = rs->sums[leg->idx];
+	rs->csum.sums = rs->sums[leg->idx];
 	atomic_inc(&leg->inflight);
 	dst_node_submit(node, bio);
 	wait_for_completion_io(&done);
@@ -337,7 +338,7 @@ static unsigned long dst_resync_sparse(struct dst_resync *rs,
 	struct dst_mirror *ms = rs->ms;
 	unsigned long failed = 0;
 
-	dst_crc_page_blocks(rs->pages, len, rs->sums[src]);
+	dst_digest_pages(rs->pages, len, rs->sums[src]);
 	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS) {
 		if (dst_leg_sums(rs, ms->legs[i], sector, len)) {
 			__set_bit(i, &failed);

@@ -445,14 +445,14 @@ static int dst_remote_recv_sums(struct dst_remote *r, struct dst_remote_req *req
 	struct dst_csum *cs = container_of(req->bio, struct dst_csum, bio);
 	int err;
 
-	if (len != dst_csum_count(req->bio->bi_iter.bi_size) * sizeof(__be32)) {
+	if (len != dst_csum_count(req->bio->bi_iter.bi_size) * DST_CSUM_SIZE) {
 		*why = "checksum reply of the wrong length";
 		return -EPROTO;
 	}
 	spin_lock(&r->lock);
 	r->receiving = req;
 	spin_unlock(&r->lock);
-	err = dst_sock_recv(r->sock, cs->crcs, len);
+	err = dst_sock_recv(r->sock, cs->sums, len);
 	spin_lock(&r->lock);
 	r->receiving = NULL;
 	spin_unlock(&r->lock);
@@ -461,7 +461,7 @@ static int dst_remote_recv_sums(struct dst_remote *r, struct dst_remote_req *req
 		return err;
 	}
 	if (r->integrity &&
-	    be32_to_cpu(rep->data_crc) != dst_crc_buf(cs->crcs, len))
+	    be32_to_cpu(rep->data_crc) != dst_crc_buf(cs->sums, len))
 		*status = dst_remote_crc_error(r, req);
 	return 0;
 }

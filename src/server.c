@@ -63,7 +63,7 @@ struct dst_sreq {
 	struct dst_client *c;
 	struct bio *bio;
 	struct bvec_iter data;		/* the bio's data, kept for the reply */
-	__be32 *crcs;			/* CHECKSUM: the answer */
+	__be64 *sums;			/* CHECKSUM: the answer */
 	u64 handle;
 	u32 status;
 	u32 length;
@@ -88,7 +88,7 @@ static void dst_sreq_free(struct dst_sreq *sreq)
 
 	if (sreq->bio)
 		dst_free_bio(sreq->bio);
-	kfree(sreq->crcs);
+	kfree(sreq->sums);
 	kfree(sreq);
 	atomic_dec(&c->inflight);
 	wake_up(&c->wait);
@@ -142,17 +142,17 @@ static int dst_send_size(struct dst_client *c, u64 size, bool more)
 static int dst_send_sums(struct dst_client *c, struct dst_sreq *sreq,
 			 struct dst_reply *rep, bool more)
 {
-	u32 len = dst_csum_count(sreq->length) * sizeof(__be32);
+	u32 len = dst_csum_count(sreq->length) * DST_CSUM_SIZE;
 
-	dst_crc_bio_blocks(sreq->bio, sreq->data, sreq->crcs);
+	dst_digest_bio(sreq->bio, sreq->data, sreq->sums);
 	rep->length = cpu_to_be32(len);
 	if (c->crc) {
-		rep->data_crc = cpu_to_be32(dst_crc_buf(sreq->crcs, len));
+		rep->data_crc = cpu_to_be32(dst_crc_buf(sreq->sums, len));
 		rep->hdr_crc = cpu_to_be32(dst_crc_hdr(rep, sizeof(*rep),
 						       &rep->hdr_crc));
 	}
 	return dst_sock_send(c->sock, rep, sizeof(*rep), true) ?:
-	       dst_sock_send(c->sock, sreq->crcs, len, more);
+	       dst_sock_send(c->sock, sreq->sums, len, more);
 }
 
 /* Send the reply of @sreq; @more: another reply follows at once. */
@@ -364,9 +364,9 @@ static int dst_client_handle(struct dst_client *c, const struct dst_request *req
 	atomic_inc(&c->inflight);
 
 	if (req->cmd == DST_REQ_CHECKSUM) {
-		sreq->crcs = kmalloc_array(dst_csum_count(len), sizeof(__be32),
+		sreq->sums = kmalloc_array(dst_csum_count(len), DST_CSUM_SIZE,
 					   GFP_NOIO);
-		if (!sreq->crcs) {
+		if (!sreq->sums) {
 			dst_sreq_free(sreq);
 			return -ENOMEM;
 		}

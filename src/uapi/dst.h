@@ -474,10 +474,15 @@ struct dst_bitmap_header {
 #define DST_FEAT_CHECKSUM	_BITULL(6)
 
 /*
- * DST_REQ_CHECKSUM: a CRC-32C per block of this many bytes, the last of
- * the range over what is left of it
+ * DST_REQ_CHECKSUM: a digest of DST_CSUM_SIZE bytes per block of
+ * DST_CSUM_BLOCK bytes, the last of the range over what is left of it.
+ * The digest is XXH64 (seed 0), not a CRC: a block that holds the CRC-32C
+ * of its own bytes (fio's verify headers, many on-disk formats) has the
+ * same CRC-32C whatever those bytes are, so two different copies of it
+ * would pass for equal.
  */
 #define DST_CSUM_BLOCK		4096
+#define DST_CSUM_SIZE		8
 
 /* Client hello flags: the client has a secret and wants the handshake. */
 #define DST_HELLO_AUTH		_BITUL(0)
@@ -558,7 +563,7 @@ enum dst_cmd_type {
 	 */
 	DST_NOTE_SIZE		= 7,
 	/*
-	 * With DST_FEAT_CHECKSUM: the reply's data is the CRC-32C of each
+	 * With DST_FEAT_CHECKSUM: the reply's data is the XXH64 of each
 	 * DST_CSUM_BLOCK of the range, big-endian, instead of the data
 	 */
 	DST_REQ_CHECKSUM	= 8,
