@@ -15,7 +15,10 @@
 # that is the guest's memory manager on a slow CPU, not swap over dst.
 # For the same reason the RCU stall timeout is 120 s meanwhile (21 s by
 # default): a CI run saw memhog's vCPU clear one page for 21 s while the
-# host ran the three guests on two cores.
+# host ran the three guests on two cores.  The import holds its I/O
+# through a reconnect (--dead-timeout), as swap on a network disk must:
+# another saw a request of B's take over 30 s, and the swap-ins that
+# failed with it killed init.
 set -euo pipefail
 # shellcheck source=tests/multi/lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/multi/lib.sh"
@@ -56,7 +59,7 @@ wait_for 60 "B to answer" ping -c1 -W1 "$ADDR_B"
 
 on B "dstadm export swap --device /dev/vdc --listen $ADDR_B:$SWAP_PORT --allow $ADDR_A_B" ||
 	fail "export of B's /dev/vdc failed"
-do_import swap "$ADDR_B:$SWAP_PORT" --timeout 30
+do_import swap "$ADDR_B:$SWAP_PORT" --timeout 30 --dead-timeout 600
 SWAPDEV=$DEV
 expect_ok bounded 60 mkswap "$SWAPDEV"
 expect_ok bounded 60 swapon "$SWAPDEV"
