@@ -195,14 +195,15 @@ cmd_multi() {
 # Benchmark, not a test, in one guest: fio on brd, dst over loopback and nbd
 # side by side (tests/bench/guest-bench.sh), then arrays against md and dm
 # (tests/bench/guest-bench-arrays.sh), then the resync of a leg that missed
-# writes against md (tests/bench/guest-bench-resync.sh). Prints the tables,
+# writes against md (tests/bench/guest-bench-resync.sh), then verify,
+# checksum resync and write-behind against md (guest-bench-data.sh). Prints the tables,
 # which are also in tests/out/bench/bench*.txt. Env: DST_BENCH_RUNTIME (s
-# per run, default 20), DST_BENCH=all|remote|arrays|resync (default all).
+# per run, default 20), DST_BENCH=all|remote|arrays|resync|data (default all).
 cmd_bench() {
 	local out=$ROOT/tests/out/bench runtime=${DST_BENCH_RUNTIME:-20} finished=0 t
 	local which=${DST_BENCH:-all}
-	[[ "$which" =~ ^(all|remote|arrays|resync)$ ]] ||
-		die "DST_BENCH must be all, remote, arrays or resync"
+	[[ "$which" =~ ^(all|remote|arrays|resync|data)$ ]] ||
+		die "DST_BENCH must be all, remote, arrays, resync or data"
 	# Per script: at most 16 fio runs of runtime + 2 s ramp, and set-up.
 	export DST_TEST_TIMEOUT=${DST_TEST_TIMEOUT:-$((runtime * 20 + 300))}
 	# Eleven 128 MiB ram disks filled in the arrays bench.
@@ -210,7 +211,7 @@ cmd_bench() {
 	prepare_guest
 	boot_guest "$out" bench "${DST_GUEST_TIMEOUT:-$((DST_TEST_TIMEOUT * 2 + 300))}" \
 		"dsttest.bench_runtime=$runtime" "dsttest.bench=$which" && finished=1
-	for t in bench bench-arrays bench-resync; do
+	for t in bench bench-arrays bench-resync bench-data; do
 		if [[ -s "$out/$t.txt" ]]; then
 			cat "$out/$t.txt"
 			echo

@@ -278,15 +278,16 @@ run_demo() {
 }
 
 # Benchmark mode (tests/run.sh bench): not a test, no pass/fail.
-# dsttest.bench=all|remote|arrays|resync picks the scripts.
+# dsttest.bench=all|remote|arrays|resync|data picks the scripts.
 run_bench() {
 	local which script
 	which=$(cmdline_param bench all)
 	say "bench mode ($which)"
 	: >"$DST_RESULTS/bench.log"
-	for script in guest-bench guest-bench-arrays guest-bench-resync; do
+	for script in guest-bench guest-bench-arrays guest-bench-resync guest-bench-data; do
 		case "$which.$script" in
 		all.* | remote.guest-bench | arrays.guest-bench-arrays | resync.guest-bench-resync) ;;
+		data.guest-bench-data) ;;
 		*) continue ;;
 		esac
 		timeout -k 10 "$DST_TEST_TIMEOUT" bash "$DST_ROOT/tests/bench/$script.sh" 2>&1 |

@@ -1,0 +1,220 @@
+#!/bin/bash
+# Benchmark, not a test: what dst does with a mirror's data (issue 17),
+# each against md raid1 side by side in one guest, on 1 GiB ram disks.
+#   verify:   dstadm verify of mirror(ram0, remote export of ram1) against
+#             md's check of raid1(ram0, ram1), the same random data on
+#             both legs; seconds, and the bytes the verify moved over lo
+#             (the export digests its blocks: no data crosses).
+#   checksum resync: the remote leg differs from the first in about 1 %
+#             of its 4 KiB blocks; a mirror started without a bitmap copies
+#             it in full, by digests (only the blocks that differ are sent),
+#             against a plain copy of the leg to the same export (fio, 1 MiB
+#             writes at queue depth 8, through an import) and md's initial
+#             resync of raid1(ram0, ram1), a plain copy of local disks;
+#             seconds, and the bytes over lo as a share of the leg (target
+#             <= 5 %).
+#   write-behind: the second leg 50 ms away (dm-delay on ram1, exported
+#             over lo for dst, a member for md): fio 4 KiB random writes at
+#             queue depth 1, mean latency with a plain second leg and with
+#             --write-mostly --write-behind 256 (md: --write-mostly,
+#             --write-behind=256 and the internal bitmap it needs; md 6.1
+#             takes write-behind only with a write-mostly member first, so
+#             both are flagged there).
+# Both peers with their speed limits raised out of the way, polled every
+# 50 ms.  Output: $DST_RESULTS/bench-data.txt
+set -euo pipefail
+# shellcheck source=tests/bench/bench-lib.sh
+source "${DST_ROOT:-/mnt/dst}/tests/bench/bench-lib.sh"
+
+MIB=1024
+PORT=7320
+DELAY_MS=50
+BEHIND=256
+export DM_DISABLE_UDEV=1
+
+cleanup() {
+	set +e
+	bounded 60 dstadm delete bd 2>/dev/null
+	bounded 60 dstadm stop bdi 2>/dev/null
+	bounded 60 dstadm delete bdi 2>/dev/null
+	bounded 60 dstadm unexport bdx 2>/dev/null
+	[[ -b /dev/md0 ]] && mdadm --stop /dev/md0 >/dev/null 2>&1
+	dmsetup remove bd-slow 2>/dev/null
+	dst_loaded && rmmod dst_storage
+	grep -q '^brd ' /proc/modules && rmmod brd
+}
+trap cleanup EXIT
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
+lo_bytes() { echo $(($(cat /sys/class/net/lo/statistics/tx_bytes))); }
+field() { dstadm status bd --json | jq -r ".storages[0].$1"; }
+poll() { until "$@"; do sleep 0.05; done; }
+verified() { [[ "$(field verify_left)" == 0 ]]; }
+leg_in_sync() { [[ "$(field "nodes[1].sync")" == in-sync ]]; }
+
+# fresh_rams: new ram disks 0 and 1, ram0 random, ram1 a copy of it.
+fresh_rams() {
+	if grep -q '^brd ' /proc/modules; then rmmod brd; fi
+	modprobe brd rd_nr=2 rd_size=$((MIB * 1024))
+	bounded 600 dd if=/dev/urandom of=/dev/ram0 bs=1M count=$MIB oflag=direct status=none
+	bounded 300 dd if=/dev/ram0 of=/dev/ram1 bs=1M count=$MIB iflag=direct oflag=direct status=none
+}
+
+# dst_mirror DEV1 [ADD_OPTIONS...] -- [START_OPTIONS...]: mirror bd of
+# ram0 and the export of DEV1 over lo; sets DEV.
+dst_mirror() {
+	local dev1=$1
+	local -a add=()
+	shift
+	while (($#)) && [[ "$1" != -- ]]; do
+		add+=("$1")
+		shift
+	done
+	(($#)) && shift
+	bounded 30 dstadm export bdx --device "$dev1" --listen 127.0.0.1:$PORT
+	bounded 30 dstadm create bd --alg mirror --chunk-size 1M --resync-min 4000M --resync-max 4000M
+	bounded 30 dstadm add bd local /dev/ram0 >/dev/null
+	bounded 60 dstadm add bd remote 127.0.0.1:$PORT "${add[@]}" >/dev/null
+	bounded 60 dstadm start bd "$@"
+	DEV=$(field device)
+}
+
+dst_drop() {
+	bounded 60 dstadm delete bd
+	bounded 30 dstadm unexport bdx
+}
+
+md_fast() {
+	echo 4000000 >/proc/sys/dev/raid/speed_limit_max
+	echo 4000000 >/proc/sys/dev/raid/speed_limit_min
+}
+
+md_idle() {
+	[[ "$(cat /sys/block/md0/md/sync_action)" == idle &&
+		"$(cat /sys/block/md0/md/degraded)" == 0 ]]
+}
+
+md_stop() { bounded 60 mdadm --stop /dev/md0 >/dev/null 2>&1; }
+
+if grep -q '^brd ' /proc/modules; then rmmod brd; fi
+ip link set lo up
+modprobe dst_storage
+modprobe dm-delay
+
+# --- verify ---------------------------------------------------------------------
+fresh_rams
+dst_mirror /dev/ram1 -- --assume-clean
+lo0=$(lo_bytes)
+t0=$(now)
+bounded 30 dstadm verify bd
+poll verified
+V_DST=$(elapsed "$t0" "$(now)")
+V_LO=$(($(lo_bytes) - lo0))
+V_BAD=$(field mismatches)
+dst_drop
+echo "bench: dst verify of $MIB MiB in $V_DST s, $V_LO bytes over lo, $V_BAD mismatches"
+md_fast
+bounded 60 mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
+	--bitmap=none --assume-clean /dev/ram0 /dev/ram1 >/dev/null 2>&1
+t0=$(now)
+echo check >/sys/block/md0/md/sync_action
+sleep 0.2
+poll md_idle
+V_MD=$(elapsed "$t0" "$(now)")
+md_stop
+echo "bench: md check of $MIB MiB in $V_MD s"
+
+# --- checksum resync of a leg that differs in about 1 % ---------------------------
+fresh_rams
+bounded 120 fio --name=onepct --filename=/dev/ram1 --direct=1 --ioengine=libaio \
+	--rw=randwrite --bs=4k --iodepth=8 --io_size=$((MIB * 1024 * 1024 / 100)) \
+	--randrepeat=0 --output=/dev/null
+lo0=$(lo_bytes)
+t0=$(now)
+dst_mirror /dev/ram1
+poll leg_in_sync
+C_DST=$(elapsed "$t0" "$(now)")
+C_LO=$(($(lo_bytes) - lo0))
+C_WRITTEN=$(field "nodes[1].write_bytes")
+dst_drop
+echo "bench: dst checksum resync of $MIB MiB in $C_DST s, $C_LO bytes over lo, $C_WRITTEN written to the leg"
+# The plain copy it saves: the whole leg written to the same export
+# through an import, 1 MiB at a time at queue depth 8.
+bounded 30 dstadm export bdx --device /dev/ram1 --listen 127.0.0.1:$PORT
+out=$(bounded 60 dstadm import bdi --remote 127.0.0.1:$PORT)
+IMP=$(grep -o '/dev/dst[0-9]\+' <<<"$out" | head -n1)
+poll test -b "$IMP"
+t0=$(now)
+bounded 600 fio --name=plain --filename="$IMP" --direct=1 --ioengine=libaio --rw=write \
+	--bs=1M --iodepth=8 --size=${MIB}M --output=/dev/null
+C_PLAIN=$(elapsed "$t0" "$(now)")
+bounded 60 dstadm stop bdi
+bounded 30 dstadm delete bdi
+bounded 30 dstadm unexport bdx
+echo "bench: dst plain copy of $MIB MiB to the export in $C_PLAIN s"
+md_fast
+t0=$(now)
+bounded 60 mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
+	--bitmap=none /dev/ram0 /dev/ram1 >/dev/null 2>&1
+sleep 0.2
+poll md_idle
+C_MD=$(elapsed "$t0" "$(now)")
+md_stop
+echo "bench: md initial resync of $MIB MiB in $C_MD s"
+
+# --- write-behind -----------------------------------------------------------------
+# wb_lat PEER: fio on DEVS[PEER], mean write latency in ms into LAT[PEER].
+declare -A LAT
+wb_lat() {
+	run_fio data "$1" wb randwrite 4k 1
+	LAT[$1]=$(jq '.jobs[0].write.clat_ns.mean / 1e6 | . * 100 | round / 100' \
+		"$OUT/data-$1-wb.json")
+	echo "bench: $1: ${LAT[$1]} ms per write"
+}
+
+if grep -q '^brd ' /proc/modules; then rmmod brd; fi
+modprobe brd rd_nr=2 rd_size=$((MIB * 1024))
+dmsetup create bd-slow --table "0 $((MIB * 2048)) delay /dev/ram1 0 $DELAY_MS"
+dst_mirror /dev/mapper/bd-slow -- --assume-clean
+DEVS[dst-plain]=$DEV
+wb_lat dst-plain
+dst_drop
+dst_mirror /dev/mapper/bd-slow --write-mostly --write-behind $BEHIND -- --assume-clean
+DEVS[dst-behind]=$DEV
+wb_lat dst-behind
+bounded 600 dstadm wait bd --timeout 590
+dst_drop
+bounded 60 mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
+	--bitmap=internal --assume-clean /dev/ram0 --write-mostly /dev/mapper/bd-slow >/dev/null 2>&1
+DEVS[md-plain]=/dev/md0
+wb_lat md-plain
+md_stop
+# md (6.1) decides write-behind by its first member, so the slow one is
+# first; mdadm's create has no way to flag only it, so both members are
+# write-mostly: a write is then acknowledged when the first has it.
+bounded 60 mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
+	--bitmap=internal --write-behind=$BEHIND --assume-clean \
+	--write-mostly /dev/mapper/bd-slow /dev/ram0 >/dev/null 2>&1
+DEVS[md-behind]=/dev/md0
+wb_lat md-behind
+md_stop
+
+{
+	echo "dst data bench: ${MIB} MiB ram disks, dst's second leg an export over loopback"
+	printf '%-34s %10s %10s %8s\n' row dst md dst/md
+	printf '%-34s %10s %10s %8s\n' "verify, seconds" "$V_DST" "$V_MD" "$(ratio "$V_DST" "$V_MD")"
+	printf '%-34s %10s %10s %8s\n' "resync of a 1 %-different leg, s" "$C_DST" "$C_MD" "$(ratio "$C_DST" "$C_MD")"
+	printf '%-34s %10s %10s %8s\n' "plain copy of the leg, s" "$C_PLAIN" "$C_MD" "$(ratio "$C_PLAIN" "$C_MD")"
+	printf '%-34s %10s %10s %8s\n' "write, plain slow leg, ms" "${LAT[dst-plain]}" "${LAT[md-plain]}" \
+		"$(ratio "${LAT[dst-plain]}" "${LAT[md-plain]}")"
+	printf '%-34s %10s %10s %8s\n' "write, write-behind leg, ms" "${LAT[dst-behind]}" "${LAT[md-behind]}" \
+		"$(ratio "${LAT[dst-behind]}" "${LAT[md-behind]}")"
+	printf 'verify moved %s bytes over lo for %s MiB (%s mismatches)\n' "$V_LO" "$MIB" "$V_BAD"
+	printf 'checksum resync: %s bytes over lo, %s%% of the leg (target <= 5 %%), %s bytes written to it\n' \
+		"$C_LO" "$(awk -v a="$C_LO" -v m="$MIB" 'BEGIN { printf "%.2f", a * 100 / (m * 1048576) }')" "$C_WRITTEN"
+	printf 'checksum resync against a plain copy to the same export: %s (target < 1.00)\n' \
+		"$(ratio "$C_DST" "$C_PLAIN")"
+	echo "(the slow leg: dm-delay of ${DELAY_MS} ms; md's resync is a plain copy of the whole leg)"
+} | tee "$OUT/bench-data.txt"
