@@ -46,6 +46,11 @@ run_fio() {
 	echo "bench: $peer $name: ${MBS[$peer.$name]} MB/s, ${IOPS[$peer.$name]} IOPS"
 }
 
+now() { date +%s.%N; }
+
+# elapsed T0 T1: seconds from T0 to T1 (both from now), two decimals.
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
 # ratio A B: A / B with two decimals, or "-" if either is not a number.
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN {

@@ -45,9 +45,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 lo_bytes() { echo $(($(cat /sys/class/net/lo/statistics/tx_bytes))); }
 field() { dstadm status bd --json | jq -r ".storages[0].$1"; }
 poll() { until "$@"; do sleep 0.05; done; }

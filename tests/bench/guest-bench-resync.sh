@@ -42,8 +42,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 # The writes: one 4 KiB block in every tenth 1 MiB region, at an offset
 # that moves from region to region.
@@ -157,7 +155,6 @@ md_round() {
 	bounded 60 mdadm --stop /dev/md0 >/dev/null 2>&1
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 
 DST_APP='' DST_IDLE=''
 MD_APP='' MD_IDLE=''
