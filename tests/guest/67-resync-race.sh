@@ -26,13 +26,18 @@ expect_ok bounded 120 fio --name=fill --filename="$M" --direct=1 --ioengine=liba
 	--rw=write --bs=1M --iodepth=4 --size="${MIB}M" --output=/tmp/fio-fill.txt
 expect_ok dd if=/dev/urandom of=/dev/ram1 bs=1M count="$MIB" oflag=direct status=none
 
+stat=/sys/block/${M#/dev/}/stat
+W0=$(awk '{ print $5 }' "$stat")
 timeout -k 5 400 fio --name=race --filename="$M" --direct=1 --ioengine=libaio \
 	--rw=randrw --rwmixwrite=70 --bsrange=4k-64k --iodepth=16 --time_based \
 	--runtime=40 --verify=crc32c --verify_fatal=1 --verify_state_save=0 \
 	--output=/tmp/fio-race.txt &
 FIO=$!
 BG_PIDS+=("$FIO")
-sleep 3
+# The leg comes only once fio writes (its start takes a while here): a
+# resync done before that would race with nothing.
+written() { (($(awk '{ print $5 }' "$stat") > W0 + 200)); }
+wait_for 60 "fio writing to $M" written
 out=$(bounded 30 dstadm add m local /dev/ram1) || fail "adding the second leg failed"
 [[ "$out" == node1 ]] || fail "add printed '$out'"
 wait_in_sync m 300
