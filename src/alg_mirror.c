@@ -344,7 +344,7 @@ static bool dst_mirror_in_window(struct dst_mirror *ms, sector_t sector,
 	u64 first = sector >> ms->region_shift;
 	u64 last = (sector + sectors - 1) >> ms->region_shift;
 
-	return ms->window != DST_NO_REGION && first <= ms->window &&
+	return ms->window != DST_NO_REGION && first <= ms->window_last &&
 	       ms->window <= last;
 }
 

@@ -81,8 +81,10 @@ struct dst_bitmap;
  * @region_shift: log2 of sectors per region
  * @nr_regions:	regions of the storage
  * @sectors:	size of the storage
- * @window:	the region being copied by resync: writes to it wait in
- *		@deferred until the copy is done; DST_NO_REGION when none
+ * @window:	the first region being copied by resync: writes to it, or
+ *		up to @window_last, wait in @deferred until the copy is
+ *		done; DST_NO_REGION when none
+ * @window_last: the last region being copied
  * @deferred:	those writes
  * @epoch:	writes count in @writes[@epoch] while in flight; resync
  *		flips it and waits for the old count to drain, so that no
@@ -119,6 +121,7 @@ struct dst_mirror {
 	u64 nr_regions;
 	sector_t sectors;
 	u64 window;
+	u64 window_last;
 	struct bio_list deferred;
 	unsigned int epoch;
 	unsigned int writes[2];

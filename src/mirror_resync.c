@@ -26,17 +26,52 @@
 
 #include "mirror.h"
 
-#define DST_RESYNC_PIECE	DST_MAX_REQUEST	/* a region of 1 MiB in one request */
+#define DST_RESYNC_PIECE	DST_MAX_REQUEST	/* at most 1 MiB in one request */
 #define DST_RESYNC_PAGES	(DST_RESYNC_PIECE >> PAGE_SHIFT)
+#define DST_RESYNC_SUMS		(DST_RESYNC_PIECE / DST_CSUM_BLOCK)
+#define DST_RESYNC_DEPTH	4	/* pieces in flight at once, at most */
 
 /**
- * struct dst_resync - the buffers of the resync thread
+ * struct dst_resync_buf - a piece of a copy or a verify, and its I/O
+ * @rs:		the thread's
+ * @pages:	the piece, read from a leg
+ * @sector:	its place
+ * @len:	its bytes
+ * @region:	which of the regions being copied it is in
+ * @failed:	the legs whose I/O for it failed
+ * @csum:	a CHECKSUM request per leg slot
+ * @sums:	the block sums of the piece, per leg slot
+ */
+struct dst_resync_buf {
+	struct dst_resync *rs;
+	struct page *pages[DST_RESYNC_PAGES];
+	sector_t sector;
+	unsigned int len;
+	unsigned int region;
+	unsigned long failed;
+	struct dst_csum csum[DST_MIRROR_MAX_LEGS];
+	__be64 sums[DST_MIRROR_MAX_LEGS][DST_RESYNC_SUMS];
+};
+
+/**
+ * struct dst_resync_bio - a read or a write of the resync thread
+ * @buf:	the piece it moves
+ * @leg:	the leg it goes to
+ * @bio:	the bio, from the thread's bio_set
+ */
+struct dst_resync_bio {
+	struct dst_resync_buf *buf;
+	struct dst_leg *leg;
+	struct bio bio;
+};
+
+/**
+ * struct dst_resync - the state of the resync thread
  * @ms:		the mirror
- * @pages:	a piece of a region, read from the source
- * @vecs:	a bio_vec table per leg slot
- * @bios:	a bio per leg slot
- * @status:	their answers
- * @pending:	bios in flight, +1 while sending
+ * @bs:		its bios
+ * @bufs:	its pieces: the first for good, the others while it copies
+ * @nr_bufs:	how many it has while it copies; 0 when idle
+ * @pending:	I/Os in flight, +1 while sending
  * @done:	all answered
  * @pace_start:	start of the current pacing window
  * @pace_bytes:	bytes copied in it
@@ -44,15 +79,12 @@
  * @seen_ios:	ms->app_ios when the last region was done
  * @rate_stamp:	start of the current rate measurement
  * @rate_bytes:	bytes copied since
- * @csum:	verify's CHECKSUM request to a remote leg
- * @sums:	the block sums of a piece, per leg slot
  */
 struct dst_resync {
 	struct dst_mirror *ms;
-	struct page *pages[DST_RESYNC_PAGES];
-	struct bio_vec vecs[DST_MIRROR_MAX_LEGS][DST_RESYNC_PAGES];
-	struct bio bios[DST_MIRROR_MAX_LEGS];
-	blk_status_t status[DST_MIRROR_MAX_LEGS];
+	struct bio_set bs;
+	struct dst_resync_buf *bufs[DST_RESYNC_DEPTH];
+	unsigned int nr_bufs;
 	atomic_t pending;
 	struct completion done;
 	unsigned long pace_start;
@@ -61,62 +93,178 @@ struct dst_resync {
 	unsigned int seen_ios;
 	unsigned long rate_stamp;
 	u64 rate_bytes;
-	struct dst_csum csum;
-	__be64 sums[DST_MIRROR_MAX_LEGS][DST_RESYNC_PIECE / DST_CSUM_BLOCK];
 };
 
-static void dst_resync_endio(struct bio *bio)
+/* An I/O of @buf on @leg is answered. */
+static void dst_resync_answered(struct dst_resync_buf *buf,
+				struct dst_leg *leg, blk_status_t status)
 {
-	struct dst_resync *rs = bio->bi_private;
+	struct dst_resync *rs = buf->rs;
 
-	rs->status[bio - rs->bios] = bio->bi_status;
+	if (status)
+		set_bit(leg->idx, &buf->failed);
+	dst_leg_put_inflight(leg);
 	if (atomic_dec_and_test(&rs->pending))
 		complete(&rs->done);
 }
 
-/*
- * Read (from one leg) or write (to each leg of @legs) @len bytes at
- * @sector through the buffer from its byte @off on, and wait.  Returns
- * the legs that failed.
- */
-static unsigned long dst_resync_io(struct dst_resync *rs, unsigned long legs,
-				   enum req_op op, sector_t sector,
-				   unsigned int len, unsigned int off)
+static void dst_resync_endio(struct bio *bio)
 {
-	unsigned int i, done, n, at;
-	unsigned long failed = 0;
-	struct dst_leg *leg;
-	struct bio *bio;
+	struct dst_resync_bio *rb = container_of(bio, struct dst_resync_bio,
+						 bio);
+	struct dst_resync_buf *buf = rb->buf;
+	struct dst_leg *leg = rb->leg;
+	blk_status_t status = bio->bi_status;
 
+	bio_put(bio);
+	dst_resync_answered(buf, leg, status);
+}
+
+static void dst_resync_csum_endio(struct bio *bio)
+{
+	struct dst_csum *cs = container_of(bio, struct dst_csum, bio);
+	struct dst_resync_buf *buf = bio->bi_private;
+	struct dst_leg *leg = buf->rs->ms->legs[cs - buf->csum];
+	blk_status_t status = bio->bi_status;
+
+	bio_uninit(bio);
+	dst_resync_answered(buf, leg, status);
+}
+
+/* Start a round of I/O: dst_resync_send()s, then dst_resync_wait(). */
+static void dst_resync_begin(struct dst_resync *rs)
+{
 	reinit_completion(&rs->done);
 	atomic_set(&rs->pending, 1);
-	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS) {
-		leg = rs->ms->legs[i];
-		bio = &rs->bios[i];
-		bio_init(bio, NULL, rs->vecs[i], DST_RESYNC_PAGES, op);
-		bio->bi_iter.bi_sector = sector;
-		for (done = 0; done < len; done += n) {
-			at = (off + done) % PAGE_SIZE;
-			n = min_t(unsigned int, len - done, PAGE_SIZE - at);
-			__bio_add_page(bio, rs->pages[(off + done) / PAGE_SIZE],
-				       n, at);
-		}
-		bio->bi_end_io = dst_resync_endio;
-		bio->bi_private = rs;
-		atomic_inc(&leg->inflight);
-		atomic_inc(&rs->pending);
-		dst_node_submit(leg->node, bio);
-	}
+}
+
+static void dst_resync_wait(struct dst_resync *rs)
+{
 	if (!atomic_dec_and_test(&rs->pending))
 		wait_for_completion_io(&rs->done);
+}
 
-	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS) {
-		if (rs->status[i])
-			__set_bit(i, &failed);
-		bio_uninit(&rs->bios[i]);
-		dst_leg_put_inflight(rs->ms->legs[i]);
+/*
+ * Send a read or a write of @len bytes at @sector on leg @i, through
+ * the pages of @buf from its byte @off on.
+ */
+static void dst_resync_send(struct dst_resync_buf *buf, unsigned int i,
+			    enum req_op op, sector_t sector, unsigned int len,
+			    unsigned int off)
+{
+	struct dst_resync *rs = buf->rs;
+	struct dst_leg *leg = rs->ms->legs[i];
+	struct dst_resync_bio *rb;
+	unsigned int done, n, at;
+	struct bio *bio;
+
+	bio = bio_alloc_bioset(NULL, DIV_ROUND_UP(off % PAGE_SIZE + len, PAGE_SIZE),
+			       op, GFP_NOIO, &rs->bs);
+	rb = container_of(bio, struct dst_resync_bio, bio);
+	rb->buf = buf;
+	rb->leg = leg;
+	bio->bi_iter.bi_sector = sector;
+	for (done = 0; done < len; done += n) {
+		at = (off + done) % PAGE_SIZE;
+		n = min_t(unsigned int, len - done, PAGE_SIZE - at);
+		__bio_add_page(bio, buf->pages[(off + done) / PAGE_SIZE], n, at);
 	}
-	return failed;
+	bio->bi_end_io = dst_resync_endio;
+	atomic_inc(&leg->inflight);
+	atomic_inc(&rs->pending);
+	dst_node_submit(leg->node, bio);
+}
+
+/* Whether @leg's export sums its blocks itself (DST_REQ_CHECKSUM). */
+static bool dst_leg_sums_remote(struct dst_leg *leg)
+{
+	return leg->node->remote &&
+	       (leg->node->limits.features & DST_FEAT_CHECKSUM);
+}
+
+/* Ask the export of leg @i for the block sums of @buf's piece. */
+static void dst_resync_send_csum(struct dst_resync_buf *buf, unsigned int i)
+{
+	struct dst_resync *rs = buf->rs;
+	struct dst_leg *leg = rs->ms->legs[i];
+	struct dst_csum *cs = &buf->csum[i];
+
+	bio_init(&cs->bio, NULL, NULL, 0, REQ_OP_DRV_IN);
+	cs->bio.bi_iter.bi_sector = buf->sector;
+	cs->bio.bi_iter.bi_size = buf->len;
+	cs->bio.bi_end_io = dst_resync_csum_endio;
+	cs->bio.bi_private = buf;
+	cs->sums = buf->sums[i];
+	atomic_inc(&leg->inflight);
+	atomic_inc(&rs->pending);
+	dst_node_submit(leg->node, &cs->bio);
+}
+
+/*
+ * Send @op of @buf's piece to each leg of @legs (a read to one), and
+ * wait.  Returns the legs that failed.
+ */
+static unsigned long dst_resync_io(struct dst_resync_buf *buf,
+				   unsigned long legs, enum req_op op)
+{
+	unsigned int i;
+
+	buf->failed = 0;
+	dst_resync_begin(buf->rs);
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS)
+		dst_resync_send(buf, i, op, buf->sector, buf->len, 0);
+	dst_resync_wait(buf->rs);
+	return buf->failed;
+}
+
+static void dst_resync_buf_free(struct dst_resync *rs, unsigned int b)
+{
+	struct dst_resync_buf *buf = rs->bufs[b];
+	unsigned int p;
+
+	if (!buf)
+		return;
+	for (p = 0; p < DST_RESYNC_PAGES; p++)
+		if (buf->pages[p])
+			__free_page(buf->pages[p]);
+	kvfree(buf);
+	rs->bufs[b] = NULL;
+}
+
+static int dst_resync_buf_alloc(struct dst_resync *rs, unsigned int b)
+{
+	struct dst_resync_buf *buf;
+	unsigned int p;
+
+	buf = kvzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	buf->rs = rs;
+	rs->bufs[b] = buf;
+	for (p = 0; p < DST_RESYNC_PAGES; p++) {
+		buf->pages[p] = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+		if (!buf->pages[p]) {
+			dst_resync_buf_free(rs, b);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * How many buffers the thread has for copying regions at once: those
+ * beyond the first are made when a resync wants them, and freed when it
+ * is done (md's resync buffers live as long as the resync too).  Fewer
+ * if memory is short.
+ */
+static unsigned int dst_resync_bufs(struct dst_resync *rs)
+{
+	unsigned int b;
+
+	for (b = 1; b < DST_RESYNC_DEPTH; b++)
+		if (!rs->bufs[b] && dst_resync_buf_alloc(rs, b))
+			break;
+	return b;
 }
 
 /* How far @r is after the cursor, going round. */
@@ -257,15 +405,25 @@ static void dst_leg_in_sync(struct dst_mirror *ms, struct dst_leg *leg)
 		dst_bitmap_legs_changed(ms->bm);
 }
 
+/* Open the window on regions @first to @last; lock held.  The epoch to drain. */
+static unsigned int dst_window_set(struct dst_mirror *ms, u64 first, u64 last)
+{
+	unsigned int epoch = ms->epoch;
+
+	lockdep_assert_held(&ms->lock);
+	ms->window = first;
+	ms->window_last = last;
+	ms->epoch ^= 1;
+	return epoch;
+}
+
 /* Open the window on @region and wait for the writes older than it. */
 static void dst_window_open(struct dst_mirror *ms, u64 region)
 {
 	unsigned int epoch;
 
 	spin_lock_irq(&ms->lock);
-	ms->window = region;
-	epoch = ms->epoch;
-	ms->epoch ^= 1;
+	epoch = dst_window_set(ms, region, region);
 	spin_unlock_irq(&ms->lock);
 	wait_event(ms->drain, dst_resync_drained(ms, epoch));
 }
@@ -285,216 +443,377 @@ static void dst_window_close(struct dst_mirror *ms)
 		dst_mirror_write(ms, bio);
 }
 
-static void dst_csum_endio(struct bio *bio)
+/* Ask the exports of the legs of @legs for their sums: a round begins. */
+static void dst_resync_ask_sums(struct dst_resync_buf *buf, unsigned long legs)
 {
-	complete(bio->bi_private);
+	unsigned int i;
+
+	buf->failed = 0;
+	dst_resync_begin(buf->rs);
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS)
+		dst_resync_send_csum(buf, i);
 }
 
 /*
- * The block sums of @len bytes at @sector on @leg into rs->sums: computed
- * by the export of a remote leg that can, else here from the data read.
+ * The block sums of @buf's piece on each leg of @legs, into its slots:
+ * computed by the exports of the remote legs that can, all at once, and
+ * here from the data of the others, read one at a time, the first while
+ * the exports sum theirs.  Returns the legs that failed.
  */
-static int dst_leg_sums(struct dst_resync *rs, struct dst_leg *leg,
-			sector_t sector, unsigned int len)
+static unsigned long dst_resync_sums(struct dst_resync_buf *buf,
+				     unsigned long legs)
 {
-	DECLARE_COMPLETION_ONSTACK(done);
-	struct dst_node *node = leg->node;
-	struct bio *bio = &rs->csum.bio;
-	int err;
+	unsigned long remote = 0, local, failed = 0;
+	struct dst_mirror *ms = buf->rs->ms;
+	unsigned int i;
 
-	if (!node->remote || !(node->limits.features & DST_FEAT_CHECKSUM)) {
-		if (dst_resync_io(rs, BIT(leg->idx), REQ_OP_READ, sector, len, 0))
-			return -EIO;
-		dst_digest_pages(rs->pages, len, rs->sums[leg->idx]);
-		return 0;
-	}
-	bio_init(bio, NULL, NULL, 0, REQ_OP_DRV_IN);
-	bio->bi_iter.bi_sector = sector;
-	bio->bi_iter.bi_size = len;
-	bio->bi_end_io = dst_csum_endio;
-	bio->bi_private = &done;
-	rs->csum.sums = rs->sums[leg->idx];
-	atomic_inc(&leg->inflight);
-	dst_node_submit(node, bio);
-	wait_for_completion_io(&done);
-	err = blk_status_to_errno(bio->bi_status);
-	bio_uninit(bio);
-	dst_leg_put_inflight(leg);
-	return err;
-}
-
-/*
- * Write the piece in the buffer, @len bytes at @sector, to each leg of
- * @legs, remote legs whose exports sum their blocks, but only the blocks
- * whose sums differ from the source's (DRBD's csums-alg): a leg copied
- * in full, or after a crash, mostly holds them already.  Returns the
- * legs that failed.
- */
-static unsigned long dst_resync_sparse(struct dst_resync *rs,
-				       unsigned long legs, unsigned int src,
-				       sector_t sector, unsigned int len)
-{
-	unsigned int i, b, e, n = dst_csum_count(len), from, to;
-	struct dst_mirror *ms = rs->ms;
-	unsigned long failed = 0;
-
-	dst_digest_pages(rs->pages, len, rs->sums[src]);
-	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS) {
-		if (dst_leg_sums(rs, ms->legs[i], sector, len)) {
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS)
+		if (dst_leg_sums_remote(ms->legs[i]))
+			__set_bit(i, &remote);
+	local = legs & ~remote;
+	for_each_set_bit(i, &local, DST_MIRROR_MAX_LEGS) {
+		if (dst_resync_io(buf, BIT(i), REQ_OP_READ)) {
 			__set_bit(i, &failed);
 			continue;
 		}
-		for (b = 0; b < n; b = e + 1) {
-			for (e = b; e < n && rs->sums[i][e] != rs->sums[src][e]; e++)
-				;
-			if (e == b)
-				continue;
-			from = b * DST_CSUM_BLOCK;
-			to = min(len, e * DST_CSUM_BLOCK);
-			if (dst_resync_io(rs, BIT(i), REQ_OP_WRITE,
-					  sector + (from >> SECTOR_SHIFT),
-					  to - from, from)) {
-				__set_bit(i, &failed);
-				break;
-			}
+		if (remote)
+			dst_resync_ask_sums(buf, remote);
+		dst_digest_pages(buf->pages, buf->len, buf->sums[i]);
+		if (remote) {
+			dst_resync_wait(buf->rs);
+			failed |= buf->failed;
+			remote = 0;
 		}
+	}
+	if (remote) {
+		dst_resync_ask_sums(buf, remote);
+		dst_resync_wait(buf->rs);
+		failed |= buf->failed;
 	}
 	return failed;
 }
 
-/* Copy @region to the resyncing legs that have it dirty. */
-static void dst_resync_region(struct dst_resync *rs, u64 region)
+/* The resyncing legs that have @region dirty, and which of them by sums; lock held. */
+static unsigned long dst_resync_targets(struct dst_mirror *ms, u64 region,
+					unsigned long *sparse)
 {
-	struct dst_mirror *ms = rs->ms;
-	sector_t start = region << ms->region_shift, sector, end;
-	unsigned long targets = 0, sparse = 0, failed, last;
-	struct dst_leg *src, *leg;
-	unsigned int i, len, epoch, piece;
-	bool copied = true;
+	unsigned long targets = 0;
+	struct dst_leg *leg;
+	unsigned int i;
 
-	end = min_t(sector_t, start + (1ULL << ms->region_shift), ms->sectors);
-
-	spin_lock_irq(&ms->lock);
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
 		leg = ms->legs[i];
 		if (leg->sync != DST_SYNC_RESYNCING || !test_bit(region, leg->dirty))
 			continue;
 		__set_bit(i, &targets);
-		if (leg->sums && leg->node->remote &&
-		    (leg->node->limits.features & DST_FEAT_CHECKSUM))
-			__set_bit(i, &sparse);
+		if (leg->sums && dst_leg_sums_remote(leg))
+			__set_bit(i, sparse);
 	}
-	ms->window = region;
-	epoch = ms->epoch;
-	ms->epoch ^= 1;
+	return targets;
+}
+
+/*
+ * After the read of @buf's piece from @src: a piece the source could not
+ * give leaves its region uncopied; else ask the legs of its region's
+ * @targets in @sparse for their sums of it.  Whether it has such legs.
+ */
+static bool dst_resync_ask(struct dst_resync_buf *buf, struct dst_leg *src,
+			   unsigned long *targets, unsigned long sparse,
+			   bool *copied)
+{
+	struct dst_mirror *ms = buf->rs->ms;
+	unsigned int j = buf->region, i;
+	unsigned long legs;
+
+	if (!copied[j] || !targets[j])
+		return false;
+	if (test_bit(src->idx, &buf->failed)) {
+		buf->failed = 0;
+		copied[j] = false;
+		dst_resync_fail(ms, BIT(src->idx), "resync read", buf->sector,
+				buf->len);
+		/* The last leg in sync cannot feed the others. */
+		if (READ_ONCE(src->sync) == DST_SYNC_IN_SYNC)
+			dst_resync_fail(ms, targets[j], "resync: no source",
+					buf->sector, buf->len);
+		return false;
+	}
+	legs = targets[j] & sparse;
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS)
+		dst_resync_send_csum(buf, i);
+	return legs;
+}
+
+/*
+ * Send the writes of @buf's piece, read from @src, to the legs of its
+ * region's @targets: to those of @sparse only the blocks whose sums
+ * differ from the source's (DRBD's csums-alg), as a leg copied in full,
+ * or after a crash, mostly holds them already.  A leg whose sums failed
+ * is failed.
+ */
+static void dst_resync_write(struct dst_resync_buf *buf, struct dst_leg *src,
+			     unsigned long *targets, unsigned long sparse,
+			     bool *copied)
+{
+	unsigned int j = buf->region, n = dst_csum_count(buf->len), i, b, e;
+	unsigned long failed = buf->failed, legs;
+	struct dst_mirror *ms = buf->rs->ms;
+	unsigned int from, to;
+
+	buf->failed = 0;
+	if (!copied[j] || !targets[j])
+		return;
+	failed &= targets[j];
+	if (failed) {
+		dst_resync_fail(ms, failed, "resync checksum", buf->sector,
+				buf->len);
+		targets[j] &= ~failed;
+	}
+
+	legs = targets[j] & ~sparse;
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS)
+		dst_resync_send(buf, i, REQ_OP_WRITE, buf->sector, buf->len, 0);
+	legs = targets[j] & sparse;
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS) {
+		for (b = 0; b < n; b = e + 1) {
+			for (e = b; e < n && buf->sums[i][e] != buf->sums[src->idx][e]; e++)
+				;
+			if (e == b)
+				continue;
+			from = b * DST_CSUM_BLOCK;
+			to = min(buf->len, e * DST_CSUM_BLOCK);
+			dst_resync_send(buf, i, REQ_OP_WRITE,
+					buf->sector + (from >> SECTOR_SHIFT),
+					to - from, from);
+		}
+	}
+}
+
+/*
+ * Send the reads of the next round of pieces, from *@sector on up to
+ * @end in the @n regions from @first on, from @src; moves *@sector on.
+ * Returns how many pieces it has.
+ */
+static unsigned int dst_resync_read(struct dst_resync *rs, struct dst_leg *src,
+				    u64 first, sector_t *sector, sector_t end,
+				    unsigned long *targets, bool *copied)
+{
+	struct dst_mirror *ms = rs->ms;
+	struct dst_resync_buf *buf;
+	unsigned int piece, nb, j;
+	sector_t stop;
+
+	/* Pieces no larger than any leg takes (a new leg takes as much). */
+	piece = min_t(u32, DST_RESYNC_PIECE, ms->st->limits.max_request);
+	for (nb = 0; nb < rs->nr_bufs && *sector < end; nb++) {
+		buf = rs->bufs[nb];
+		j = (*sector >> ms->region_shift) - first;
+		stop = min_t(sector_t, (first + j + 1) << ms->region_shift, end);
+		buf->sector = *sector;
+		buf->len = min_t(sector_t, stop - *sector,
+				 piece >> SECTOR_SHIFT) << SECTOR_SHIFT;
+		buf->region = j;
+		buf->failed = 0;
+		*sector += buf->len >> SECTOR_SHIFT;
+		if (copied[j] && targets[j])
+			dst_resync_send(buf, src->idx, REQ_OP_READ, buf->sector,
+					buf->len, 0);
+	}
+	return nb;
+}
+
+/*
+ * Copy the @n regions from @first on from @src to the legs of their
+ * @targets, a round of pieces at a time, each step of a round with all
+ * its I/O in flight at once, so that an export always has more than one
+ * request: the reads; the sums of the legs of @sparse, while the
+ * source's are made here; the writes.  Drops the legs that fail from
+ * @targets; clears @copied of the regions that the source could not
+ * give.
+ */
+static void dst_resync_copy(struct dst_resync *rs, struct dst_leg *src,
+			    u64 first, unsigned int n, unsigned long *targets,
+			    unsigned long sparse, bool *copied)
+{
+	struct dst_mirror *ms = rs->ms;
+	sector_t sector = first << ms->region_shift, end;
+	unsigned long asked = 0, failed;
+	struct dst_resync_buf *buf;
+	unsigned int b, nb;
+
+	end = min_t(sector_t, (first + n) << ms->region_shift, ms->sectors);
+	while (sector < end) {
+		dst_resync_begin(rs);
+		nb = dst_resync_read(rs, src, first, &sector, end, targets,
+				     copied);
+		dst_resync_wait(rs);
+
+		dst_resync_begin(rs);
+		for (b = 0; b < nb; b++)
+			if (dst_resync_ask(rs->bufs[b], src, targets, sparse,
+					   copied))
+				__set_bit(b, &asked);
+		for_each_set_bit(b, &asked, DST_RESYNC_DEPTH) {
+			buf = rs->bufs[b];
+			dst_digest_pages(buf->pages, buf->len,
+					 buf->sums[src->idx]);
+		}
+		dst_resync_wait(rs);
+
+		dst_resync_begin(rs);
+		for (b = 0; b < nb; b++)
+			dst_resync_write(rs->bufs[b], src, targets, sparse,
+					 copied);
+		dst_resync_wait(rs);
+		for (b = 0; b < nb; b++) {
+			buf = rs->bufs[b];
+			failed = buf->failed & targets[buf->region];
+			if (!failed)
+				continue;
+			dst_resync_fail(ms, failed, "resync write", buf->sector,
+					buf->len);
+			targets[buf->region] &= ~failed;
+		}
+		asked = 0;
+	}
+}
+
+/*
+ * How many regions from @region on to copy in one window: consecutive
+ * ones that some leg has dirty, no more than there are pieces in flight,
+ * when a region is no larger than a piece; else the one.  Lock held.
+ */
+static unsigned int dst_resync_span(struct dst_mirror *ms, u64 region,
+				    unsigned int bufs)
+{
+	unsigned long sparse = 0;
+	unsigned int n;
+
+	if ((1ULL << (ms->region_shift + SECTOR_SHIFT)) >
+	    min_t(u32, DST_RESYNC_PIECE, ms->st->limits.max_request))
+		return 1;
+	for (n = 1; n < bufs && region + n < ms->nr_regions; n++)
+		if (!dst_resync_targets(ms, region + n, &sparse))
+			break;
+	return n;
+}
+
+/*
+ * Copy @n regions from @first on to the resyncing legs that have them
+ * dirty, inside one window over them all.
+ */
+static void dst_resync_regions(struct dst_resync *rs, u64 first, unsigned int n)
+{
+	unsigned long targets[DST_RESYNC_DEPTH], sparse = 0, all = 0, failed, last;
+	struct dst_mirror *ms = rs->ms;
+	bool copied[DST_RESYNC_DEPTH];
+	unsigned int i, j, epoch, done;
+	struct dst_leg *src, *leg;
+	u64 bytes = 0;
+
+	spin_lock_irq(&ms->lock);
+	for (j = 0; j < n; j++) {
+		targets[j] = dst_resync_targets(ms, first + j, &sparse);
+		copied[j] = true;
+	}
+	epoch = dst_window_set(ms, first, first + n - 1);
 	spin_unlock_irq(&ms->lock);
-	ms->resync_cursor = region + 1 < ms->nr_regions ? region + 1 : 0;
+	ms->resync_cursor = first + n < ms->nr_regions ? first + n : 0;
 
 	wait_event(ms->drain, dst_resync_drained(ms, epoch));
 	/*
 	 * The source is picked only now: a write drained just now may have
 	 * failed on a leg, whose copy of the region is then not the mirror's.
-	 * Writes to the region wait for the window, so none can fail on the
-	 * source from here on.
+	 * Writes to the window wait, so none can fail on the source from
+	 * here on.
 	 */
 	spin_lock_irq(&ms->lock);
 	src = dst_resync_source(ms);
 	spin_unlock_irq(&ms->lock);
 	if (!src)
-		targets = 0;
+		memset(targets, 0, sizeof(targets));
 
-	/* Pieces no larger than any leg takes (a new leg takes as much). */
-	piece = min_t(u32, DST_RESYNC_PIECE, ms->st->limits.max_request);
-	for (sector = start; sector < end && targets; sector += len >> SECTOR_SHIFT) {
-		len = min_t(sector_t, end - sector,
-			    piece >> SECTOR_SHIFT) << SECTOR_SHIFT;
-		if (dst_resync_io(rs, BIT(src->idx), REQ_OP_READ, sector, len, 0)) {
-			dst_resync_fail(ms, BIT(src->idx), "resync read",
-					sector, len);
-			/* The last leg in sync cannot feed the others. */
-			if (READ_ONCE(src->sync) == DST_SYNC_IN_SYNC)
-				dst_resync_fail(ms, targets, "resync: no source",
-						sector, len);
-			copied = false;
-			break;
-		}
-		failed = dst_resync_io(rs, targets & ~sparse, REQ_OP_WRITE,
-				       sector, len, 0) |
-			 dst_resync_sparse(rs, targets & sparse, src->idx,
-					   sector, len);
-		if (failed) {
-			dst_resync_fail(ms, failed, "resync write", sector,
-					len);
-			targets &= ~failed;
-		}
-	}
+	else
+		dst_resync_copy(rs, src, first, n, targets, sparse, copied);
 
 	/* A leg called in sync holds it all on its media. */
 	spin_lock_irq(&ms->lock);
 	last = 0;
-	for_each_set_bit(i, &targets, DST_MIRROR_MAX_LEGS)
-		if (ms->legs[i]->nr_dirty == 1)
+	for (j = 0; j < n; j++)
+		all |= copied[j] ? targets[j] : 0;
+	for_each_set_bit(i, &all, DST_MIRROR_MAX_LEGS) {
+		for (done = 0, j = 0; j < n; j++)
+			done += copied[j] && test_bit(i, &targets[j]);
+		if (ms->legs[i]->nr_dirty == done)
 			__set_bit(i, &last);
+	}
 	spin_unlock_irq(&ms->lock);
-	if (copied && last) {
+	if (last) {
 		failed = dst_mirror_flush(ms, last);
 		if (failed) {
-			dst_resync_fail(ms, failed, "resync flush", start,
-					(end - start) << SECTOR_SHIFT);
-			targets &= ~failed;
+			dst_resync_fail(ms, failed, "resync flush",
+					first << ms->region_shift,
+					n << (ms->region_shift + SECTOR_SHIFT));
+			for (j = 0; j < n; j++)
+				targets[j] &= ~failed;
 		}
 	}
 
 	spin_lock_irq(&ms->lock);
-	for_each_set_bit(i, &targets, DST_MIRROR_MAX_LEGS) {
-		leg = ms->legs[i];
-		if (!copied || leg->sync != DST_SYNC_RESYNCING)
+	for (j = 0; j < n; j++) {
+		if (!copied[j] || !targets[j])
 			continue;
-		if (__test_and_clear_bit(region, leg->dirty))
-			leg->nr_dirty--;
-		if (!leg->nr_dirty) {
-			dst_leg_in_sync(ms, leg);
-			pr_info("%s: node%u in sync\n", ms->st->name,
-				leg->node->id);
+		bytes += min_t(sector_t, ms->sectors - ((first + j) << ms->region_shift),
+			       1ULL << ms->region_shift) << SECTOR_SHIFT;
+		for_each_set_bit(i, &targets[j], DST_MIRROR_MAX_LEGS) {
+			leg = ms->legs[i];
+			if (leg->sync != DST_SYNC_RESYNCING)
+				continue;
+			if (__test_and_clear_bit(first + j, leg->dirty))
+				leg->nr_dirty--;
+			if (!leg->nr_dirty) {
+				dst_leg_in_sync(ms, leg);
+				pr_info("%s: node%u in sync\n", ms->st->name,
+					leg->node->id);
+			}
 		}
 	}
 	WRITE_ONCE(ms->left, dst_resync_left(ms));
 	spin_unlock_irq(&ms->lock);
 
 	dst_window_close(ms);
-	if (copied && targets) {
-		atomic64_add((u64)(end - start) << SECTOR_SHIFT,
-			     &ms->resync_bytes);
-		dst_resync_pace(rs, (u64)(end - start) << SECTOR_SHIFT);
+	if (bytes) {
+		atomic64_add(bytes, &ms->resync_bytes);
+		dst_resync_pace(rs, bytes);
 	}
 }
 
 /*
- * Compare @len bytes at @sector on @legs, the first of them the source;
- * returns the blocks that differ, and sets @differ to the legs that do.
- * A leg that fails is failed and left out of @legs.
+ * Compare @buf's piece on @legs, the first of them the source; returns
+ * the blocks that differ, and sets @differ to the legs that do.  A leg
+ * that fails is failed and left out of @legs.
  */
-static u64 dst_verify_piece(struct dst_resync *rs, unsigned long *legs,
-			    sector_t sector, unsigned int len,
+static u64 dst_verify_piece(struct dst_resync_buf *buf, unsigned long *legs,
 			    unsigned long *differ)
 {
-	unsigned int i, b, src, n = dst_csum_count(len);
-	struct dst_mirror *ms = rs->ms;
+	unsigned int i, b, src, n = dst_csum_count(buf->len);
+	struct dst_mirror *ms = buf->rs->ms;
+	unsigned long failed;
 	u64 bad = 0;
 	bool any;
 
 	*differ = 0;
-	for_each_set_bit(i, legs, DST_MIRROR_MAX_LEGS) {
-		if (!dst_leg_sums(rs, ms->legs[i], sector, len))
-			continue;
-		dst_resync_fail(ms, BIT(i), "verify read", sector, len);
-		__clear_bit(i, legs);
+	failed = dst_resync_sums(buf, *legs);
+	if (failed) {
+		dst_resync_fail(ms, failed, "verify read", buf->sector,
+				buf->len);
+		*legs &= ~failed;
 	}
 	src = find_first_bit(legs, DST_MIRROR_MAX_LEGS);
 	for (b = 0; b < n; b++) {
 		any = false;
 		for_each_set_bit(i, legs, DST_MIRROR_MAX_LEGS) {
-			if (rs->sums[i][b] == rs->sums[src][b])
+			if (buf->sums[i][b] == buf->sums[src][b])
 				continue;
 			__set_bit(i, differ);
 			any = true;
@@ -514,7 +833,8 @@ static void dst_verify_region(struct dst_resync *rs, u64 region)
 	struct dst_mirror *ms = rs->ms;
 	sector_t start = region << ms->region_shift, end, sector;
 	unsigned long legs = 0, differ, failed;
-	unsigned int i, len, src, piece;
+	struct dst_resync_buf *buf = rs->bufs[0];
+	unsigned int i, src, piece;
 	u64 bad = 0;
 
 	end = min_t(sector_t, start + (1ULL << ms->region_shift), ms->sectors);
@@ -527,23 +847,24 @@ static void dst_verify_region(struct dst_resync *rs, u64 region)
 
 	piece = min_t(u32, DST_RESYNC_PIECE, ms->st->limits.max_request);
 	for (sector = start; sector < end && hweight_long(legs) > 1;
-	     sector += len >> SECTOR_SHIFT) {
-		len = min_t(sector_t, end - sector,
-			    piece >> SECTOR_SHIFT) << SECTOR_SHIFT;
-		bad += dst_verify_piece(rs, &legs, sector, len, &differ);
+	     sector += buf->len >> SECTOR_SHIFT) {
+		buf->sector = sector;
+		buf->len = min_t(sector_t, end - sector,
+				 piece >> SECTOR_SHIFT) << SECTOR_SHIFT;
+		bad += dst_verify_piece(buf, &legs, &differ);
 		differ &= legs;
 		if (!differ || !ms->verify_repair)
 			continue;
 		src = find_first_bit(&legs, DST_MIRROR_MAX_LEGS);
-		if (dst_resync_io(rs, BIT(src), REQ_OP_READ, sector, len, 0)) {
+		if (dst_resync_io(buf, BIT(src), REQ_OP_READ)) {
 			dst_resync_fail(ms, BIT(src), "repair read", sector,
-					len);
+					buf->len);
 			continue;
 		}
-		failed = dst_resync_io(rs, differ, REQ_OP_WRITE, sector, len, 0);
+		failed = dst_resync_io(buf, differ, REQ_OP_WRITE);
 		if (failed)
 			dst_resync_fail(ms, failed, "repair write", sector,
-					len);
+					buf->len);
 	}
 	dst_window_close(ms);
 	atomic64_add(bad, &ms->mismatches);
@@ -715,7 +1036,7 @@ static int dst_resync_thread(void *data)
 {
 	struct dst_resync *rs = data;
 	struct dst_mirror *ms = rs->ms;
-	unsigned int noio = memalloc_noio_save();
+	unsigned int noio = memalloc_noio_save(), n;
 	u64 region;
 
 	while (!kthread_should_stop()) {
@@ -739,6 +1060,9 @@ static int dst_resync_thread(void *data)
 			WRITE_ONCE(ms->rate, 0);
 			rs->rate_stamp = jiffies;
 			rs->rate_bytes = 0;
+			for (n = 1; n < DST_RESYNC_DEPTH; n++)
+				dst_resync_buf_free(rs, n);
+			rs->nr_bufs = 0;
 			/*
 			 * Woken for new legs and failed ones; looks for
 			 * returning ones each second.
@@ -750,7 +1074,12 @@ static int dst_resync_thread(void *data)
 							 HZ);
 			continue;
 		}
-		dst_resync_region(rs, region);
+		if (!rs->nr_bufs)
+			rs->nr_bufs = dst_resync_bufs(rs);
+		spin_lock_irq(&ms->lock);
+		n = dst_resync_span(ms, region, rs->nr_bufs);
+		spin_unlock_irq(&ms->lock);
+		dst_resync_regions(rs, region, n);
 		cond_resched();
 	}
 	memalloc_noio_restore(noio);
@@ -759,18 +1088,17 @@ static int dst_resync_thread(void *data)
 
 static void dst_resync_free(struct dst_resync *rs)
 {
-	unsigned int p;
+	unsigned int b;
 
-	for (p = 0; p < DST_RESYNC_PAGES; p++)
-		if (rs->pages[p])
-			__free_page(rs->pages[p]);
+	for (b = 0; b < DST_RESYNC_DEPTH; b++)
+		dst_resync_buf_free(rs, b);
+	bioset_exit(&rs->bs);
 	kvfree(rs);
 }
 
 int dst_resync_start(struct dst_mirror *ms)
 {
 	struct dst_resync *rs;
-	unsigned int p;
 
 	rs = kvzalloc(sizeof(*rs), DST_GFP_CMD);
 	if (!rs)
@@ -779,12 +1107,11 @@ int dst_resync_start(struct dst_mirror *ms)
 	init_completion(&rs->done);
 	rs->pace_start = jiffies;
 	rs->rate_stamp = jiffies;
-	for (p = 0; p < DST_RESYNC_PAGES; p++) {
-		rs->pages[p] = alloc_page(GFP_KERNEL);
-		if (!rs->pages[p]) {
-			dst_resync_free(rs);
-			return -ENOMEM;
-		}
+	if (bioset_init(&rs->bs, 2 * DST_RESYNC_DEPTH,
+			offsetof(struct dst_resync_bio, bio), BIOSET_NEED_BVECS) ||
+	    dst_resync_buf_alloc(rs, 0)) {
+		dst_resync_free(rs);
+		return -ENOMEM;
 	}
 	ms->resync = kthread_run(dst_resync_thread, rs, "dst%u_resync",
 				 ms->st->id);
