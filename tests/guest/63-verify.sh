@@ -43,10 +43,6 @@ corrupt() {
 	done
 }
 
-lo_bytes() {
-	echo $(($(cat /sys/class/net/lo/statistics/tx_bytes)))
-}
-
 verify_done() { [[ "$(storage_field m verify_left)" == 0 ]]; }
 
 mirror_setup 4 64

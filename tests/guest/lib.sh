@@ -64,6 +64,9 @@ expect_error() {
 
 dst_loaded() { grep -q '^dst_storage ' /proc/modules; }
 
+# Bytes sent over loopback so far (what a remote leg's traffic costs).
+lo_bytes() { cat /sys/class/net/lo/statistics/tx_bytes; }
+
 # shellcheck disable=SC2120 # optional module parameters
 load_dst() {
 	dst_loaded && return 0
