@@ -231,18 +231,19 @@ static void dst_resync_buf_free(struct dst_resync *rs, unsigned int b)
 	rs->bufs[b] = NULL;
 }
 
-static int dst_resync_buf_alloc(struct dst_resync *rs, unsigned int b)
+static int dst_resync_buf_alloc(struct dst_resync *rs, unsigned int b,
+				gfp_t gfp)
 {
 	struct dst_resync_buf *buf;
 	unsigned int p;
 
-	buf = kvzalloc(sizeof(*buf), GFP_KERNEL);
+	buf = kvzalloc(sizeof(*buf), gfp);
 	if (!buf)
 		return -ENOMEM;
 	buf->rs = rs;
 	rs->bufs[b] = buf;
 	for (p = 0; p < DST_RESYNC_PAGES; p++) {
-		buf->pages[p] = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+		buf->pages[p] = alloc_page(gfp | __GFP_NOWARN);
 		if (!buf->pages[p]) {
 			dst_resync_buf_free(rs, b);
 			return -ENOMEM;
@@ -255,14 +256,16 @@ static int dst_resync_buf_alloc(struct dst_resync *rs, unsigned int b)
  * How many buffers the thread has for copying regions at once: those
  * beyond the first are made when a resync wants them, and freed when it
  * is done (md's resync buffers live as long as the resync too).  Fewer
- * if memory is short.
+ * if memory is short: they are not worth reclaim's effort (the thread
+ * allocates without I/O, memalloc_noio_save()), one buffer copies too.
  */
 static unsigned int dst_resync_bufs(struct dst_resync *rs)
 {
 	unsigned int b;
 
 	for (b = 1; b < DST_RESYNC_DEPTH; b++)
-		if (!rs->bufs[b] && dst_resync_buf_alloc(rs, b))
+		if (!rs->bufs[b] &&
+		    dst_resync_buf_alloc(rs, b, GFP_KERNEL | __GFP_NORETRY))
 			break;
 	return b;
 }
@@ -1109,7 +1112,7 @@ int dst_resync_start(struct dst_mirror *ms)
 	rs->rate_stamp = jiffies;
 	if (bioset_init(&rs->bs, 2 * DST_RESYNC_DEPTH,
 			offsetof(struct dst_resync_bio, bio), BIOSET_NEED_BVECS) ||
-	    dst_resync_buf_alloc(rs, 0)) {
+	    dst_resync_buf_alloc(rs, 0, GFP_KERNEL)) {
 		dst_resync_free(rs);
 		return -ENOMEM;
 	}
