@@ -14,8 +14,9 @@
 # 20 s without a reschedule under TCG, tripping the soft lockup watchdog;
 # that is the guest's memory manager on a slow CPU, not swap over dst.
 # For the same reason the RCU stall timeout is 120 s meanwhile (21 s by
-# default): a CI run saw memhog's vCPU clear one page for 21 s while the
-# host ran the three guests on two cores.  The import holds its I/O
+# default), and the soft lockup watchdog's threshold 60 s (a lockup after
+# 120 s, 20 s by default): CI runs saw memhog's vCPU clear one page for
+# 21 s, and for 24 s, while the host ran the three guests on two cores.  The import holds its I/O
 # through a reconnect (--dead-timeout), as swap on a network disk must:
 # another saw a request of B's take over 30 s, and the swap-ins that
 # failed with it killed init.
@@ -36,6 +37,7 @@ swap_cleanup() {
 	echo "$THP" >/sys/kernel/mm/transparent_hugepage/enabled
 	echo "$THP_DEFRAG" >/sys/kernel/mm/transparent_hugepage/defrag
 	echo "$STALL" >"$STALL_PARAM"
+	echo "$THRESH" >/proc/sys/kernel/watchdog_thresh
 	[[ -z "${SWAPDEV:-}" ]] || swapoff "$SWAPDEV" 2>/dev/null
 	on B "dstadm unexport swap 2>/dev/null; true" >/dev/null
 	(exit "$rc")
@@ -47,6 +49,7 @@ THP=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
 THP_DEFRAG=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/defrag)
 STALL_PARAM=/sys/module/rcupdate/parameters/rcu_cpu_stall_timeout
 STALL=$(<"$STALL_PARAM")
+THRESH=$(</proc/sys/kernel/watchdog_thresh)
 trap swap_cleanup EXIT
 
 vmstat_field() { awk -v f="$1" '$1 == f { print $2 }' /proc/vmstat; }
@@ -69,6 +72,7 @@ echo 0 >/proc/sys/vm/compaction_proactiveness
 echo never >/sys/kernel/mm/transparent_hugepage/enabled
 echo never >/sys/kernel/mm/transparent_hugepage/defrag
 echo 120 >"$STALL_PARAM"
+echo 60 >/proc/sys/kernel/watchdog_thresh
 sync
 echo 3 >/proc/sys/vm/drop_caches
 total=$(($(meminfo_kib MemTotal) / 1024))
