@@ -3,11 +3,13 @@
  * dst: distributed storage - resync of a mirror: a thread per running
  * mirror copies the dirty regions of resyncing legs from a leg in sync.
  *
- * A region is copied inside a window: writes to it wait until the copy is
- * done, and the copy starts only when the writes that were in flight when
- * the window opened have completed.  So no write can land on a leg before
- * the older data that resync read for the same region, the race that the
- * seed's per-chunk check of its backlog is about.
+ * Regions are copied inside a window, one large region or up to
+ * DST_RESYNC_DEPTH consecutive small ones, their pieces in flight
+ * together: writes to the window wait until the copy is done, and the
+ * copy starts only when the writes that were in flight when the window
+ * opened have completed.  So no write can land on a leg before the older
+ * data that resync read for the same region, the race that the seed's
+ * per-chunk check of its backlog is about.
  *
  * When nothing is left to copy, the same thread verifies, if asked (md's
  * check and repair): region by region, inside the window, it compares
