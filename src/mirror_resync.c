@@ -594,6 +594,12 @@ static void dst_resync_write(struct dst_resync_buf *buf, struct dst_leg *src,
 	}
 }
 
+/* The bytes of a piece: no more than any leg takes (a new leg takes as much). */
+static unsigned int dst_resync_piece(struct dst_mirror *ms)
+{
+	return min_t(u32, DST_RESYNC_PIECE, ms->st->limits.max_request);
+}
+
 /*
  * Send the reads of the next round of pieces, from *@sector on up to
  * @end in the @n regions from @first on, from @src; moves *@sector on.
@@ -608,8 +614,7 @@ static unsigned int dst_resync_read(struct dst_resync *rs, struct dst_leg *src,
 	unsigned int piece, nb, j;
 	sector_t stop;
 
-	/* Pieces no larger than any leg takes (a new leg takes as much). */
-	piece = min_t(u32, DST_RESYNC_PIECE, ms->st->limits.max_request);
+	piece = dst_resync_piece(ms);
 	for (nb = 0; nb < rs->nr_bufs && *sector < end; nb++) {
 		buf = rs->bufs[nb];
 		j = (*sector >> ms->region_shift) - first;
@@ -642,7 +647,7 @@ static void dst_resync_copy(struct dst_resync *rs, struct dst_leg *src,
 {
 	struct dst_mirror *ms = rs->ms;
 	sector_t sector = first << ms->region_shift, end;
-	unsigned long asked = 0, failed;
+	unsigned long asked, failed;
 	struct dst_resync_buf *buf;
 	unsigned int b, nb;
 
@@ -654,6 +659,7 @@ static void dst_resync_copy(struct dst_resync *rs, struct dst_leg *src,
 		dst_resync_wait(rs);
 
 		dst_resync_begin(rs);
+		asked = 0;
 		for (b = 0; b < nb; b++)
 			if (dst_resync_ask(rs->bufs[b], src, targets, sparse,
 					   copied))
@@ -679,7 +685,6 @@ static void dst_resync_copy(struct dst_resync *rs, struct dst_leg *src,
 					buf->len);
 			targets[buf->region] &= ~failed;
 		}
-		asked = 0;
 	}
 }
 
@@ -694,8 +699,7 @@ static unsigned int dst_resync_span(struct dst_mirror *ms, u64 region,
 	unsigned long sparse = 0;
 	unsigned int n;
 
-	if ((1ULL << (ms->region_shift + SECTOR_SHIFT)) >
-	    min_t(u32, DST_RESYNC_PIECE, ms->st->limits.max_request))
+	if ((1ULL << (ms->region_shift + SECTOR_SHIFT)) > dst_resync_piece(ms))
 		return 1;
 	for (n = 1; n < bufs && region + n < ms->nr_regions; n++)
 		if (!dst_resync_targets(ms, region + n, &sparse))
@@ -850,7 +854,7 @@ static void dst_verify_region(struct dst_resync *rs, u64 region)
 			__set_bit(i, &legs);
 	spin_unlock_irq(&ms->lock);
 
-	piece = min_t(u32, DST_RESYNC_PIECE, ms->st->limits.max_request);
+	piece = dst_resync_piece(ms);
 	for (sector = start; sector < end && hweight_long(legs) > 1;
 	     sector += buf->len >> SECTOR_SHIFT) {
 		buf->sector = sector;
