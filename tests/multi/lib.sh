@@ -93,6 +93,7 @@ on() {
 	shift
 	id=$(date +%s%N).$RANDOM
 	put "$DST_CTL/$role.cmd.$id" "$*"
+	: >"$DST_CTL/$role.kick"
 	wait_for 600 "$role to run '$*'" test -e "$DST_CTL/$role.rc.$id"
 	cat "$DST_CTL/$role.out.$id"
 	rc=$(<"$DST_CTL/$role.rc.$id")
