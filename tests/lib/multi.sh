@@ -12,7 +12,7 @@
 set -euo pipefail
 
 MULTI_DISK_MIB=128
-# B's second disk (/dev/vdc): the swap space of A in 71-swap.
+# B's second disk (/dev/vdc): the swap space of A in 70-swap.
 MULTI_SWAP_MIB=1024
 # shellcheck source=tests/lib/bad-kmsg.sh
 source "$(dirname "${BASH_SOURCE[0]}")/bad-kmsg.sh"

@@ -4,7 +4,7 @@
 # Three guests, each with its own kernel and our module: A (the array host:
 # runs tests/multi/NN-*.sh) and B and C (exporters: tests/multi/agent.sh).
 # Each has a data disk /dev/vdb of LEG_MIB MiB (A also /dev/vdc, for a
-# bitmap; B a /dev/vdc of 1 GiB, for 71-swap), files on the host that outlive a killed guest.  Two point-to-
+# bitmap; B a /dev/vdc of 1 GiB, for 70-swap), files on the host that outlive a killed guest.  Two point-to-
 # point links over QEMU UDP socket netdevs bound to 127.0.0.1, nothing
 # else: A-B 10.0.1.0/24 and A-C 10.0.2.0/24.  The host (tests/lib/multi.sh)
 # does what a guest cannot do itself: requests through files in $DST_CTL.

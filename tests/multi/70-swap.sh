@@ -19,7 +19,8 @@
 # 21 s, and for 24 s, while the host ran the three guests on two cores.  The import holds its I/O
 # through a reconnect (--dead-timeout), as swap on a network disk must:
 # another saw a request of B's take over 30 s, and the swap-ins that
-# failed with it killed init.
+# failed with it killed init.  It runs first in the tier: on an A that had
+# run the other tests memhog took two to three times as long.
 set -euo pipefail
 # shellcheck source=tests/multi/lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/multi/lib.sh"

@@ -40,7 +40,7 @@ if [[ ! -e "$PHASE" ]]; then
 	done
 	log "bitmap: $(storage_field c bitmap_regions) region(s) set; crashing A"
 	put "$PHASE" 1
-	host crash A 72-crash-bitmap
+	host crash A 73-crash-bitmap
 	sleep 600
 	fail "still running after the crash was asked for"
 fi
