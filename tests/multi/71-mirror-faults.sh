@@ -1,8 +1,8 @@
 #!/bin/bash
 # Across three hosts: A runs mirror(A:/dev/vdb, B, C) with fio verify
 # (crc32c) writing the whole time, while C's cable is pulled and put back
-# 10 times and the whole guest B is SIGKILLed mid-write and booted again 3
-# times.  Each time the leg goes out of sync, reconnects by itself and
+# 6 times and the whole guest B is SIGKILLed mid-write and booted again
+# twice.  Each time the leg goes out of sync, reconnects by itself and
 # resyncs only its dirty regions (far below the leg size); at the end fio
 # verify is clean and the three legs, each read on its own host, are
 # identical.  The kernel logs of all hosts are checked by the harness.
@@ -11,8 +11,8 @@ set -euo pipefail
 source "${DST_ROOT:-/mnt/dst}/tests/multi/lib.sh"
 trap multi_cleanup EXIT
 
-LINK_CYCLES=${DST_LINK_CYCLES:-10}
-KILL_CYCLES=${DST_KILL_CYCLES:-3}
+LINK_CYCLES=${DST_LINK_CYCLES:-6}
+KILL_CYCLES=${DST_KILL_CYCLES:-2}
 LEG_BYTES=$((LEG_MIB << 20))
 STOP=/tmp/fio-stop
 FIO_FAIL=/tmp/fio-failed
