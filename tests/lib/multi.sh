@@ -8,7 +8,8 @@
 # Needs KVER, IMG, ROOT (tests/run.sh) and vm_run (tests/lib/vm.sh).
 # Output: OUT/{A,B,C}.N/ per boot (results.txt, NAME.log, console.log),
 # OUT/counts, and the results on stdout.  Env: DST_MULTI_TIMEOUT (whole
-# tier, default 1800 s).
+# tier, default 1800 s), DST_GUEST_ENV (settings of the tests, as for the
+# guest tier, e.g. DST_LINK_CYCLES=10).
 set -euo pipefail
 
 MULTI_DISK_MIB=128
@@ -35,7 +36,9 @@ multi_disk() { echo "-drive file=$MOUT/disks/$1.img,if=virtio,format=raw,cache=w
 # background.
 multi_boot() {
 	local role=$1 n mode smp mem extra tmo dir
+	local -a env=()
 	shift
+	[[ -z "${DST_GUEST_ENV:-}" ]] || env=("dsttest.env=$DST_GUEST_ENV")
 	n=$((${MULTI_BOOTS[$role]:-0} + 1))
 	MULTI_BOOTS[$role]=$n
 	dir=$MOUT/$role.$n
@@ -66,7 +69,7 @@ multi_boot() {
 		"dsttest.mode=$mode" "dsttest.role=$role" "dsttest.kver=$KVER" \
 		"dsttest.results=$MREL/$role.$n" "dsttest.ko=$MKO" \
 		"dsttest.moddep=$MREL/stage/moddep" "dsttest.ctl=$MREL/ctl" \
-		"dsttest.timeout=$tmo" "$@" >/dev/null 2>&1 &
+		"dsttest.timeout=$tmo" "${env[@]}" "$@" >/dev/null 2>&1 &
 	MULTI_PID[$role]=$!
 }
 
