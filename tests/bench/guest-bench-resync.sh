@@ -44,10 +44,10 @@ trap cleanup EXIT
 
 
 # nap: 50 ms without a fork.  The polls below forked a cat and a sleep
-# 20 to 40 times a second; under TCG that load cut the application's
-# throughput on dst during its resync to about half (dst's I/O goes
-# through its kernel threads, md's on ram disks does not): the bench
-# measured its own polling more than the resync.
+# 20 to 40 times a second; under TCG that load, together with dst's
+# resync, cut the application's throughput on dst to about half (dst's
+# I/O goes through its kernel threads, md's on ram disks does not),
+# though it cost an in-sync mirror nothing.
 exec {NAP}<> <(:)
 nap() { read -r -t 0.05 -u "$NAP" || true; }
 
