@@ -48,6 +48,16 @@ run_fio() {
 
 now() { date +%s.%N; }
 
+# nap: 50 ms without a fork, for polls while something is timed.  Forks
+# of cat, sleep, dstadm or jq 20 to 40 times a second take CPU from what
+# is measured under TCG: with dst's resync they cut the application's
+# share during it to about half (guest-bench-resync.sh).
+exec {NAP}<> <(:)
+nap() { read -r -t 0.05 -u "$NAP" || true; }
+
+# sys_is FILE VALUE: FILE (a sysfs attribute) reads VALUE; no fork.
+sys_is() { local v; read -r v <"$1" && [[ "$v" == "$2" ]]; }
+
 # elapsed T0 T1: seconds from T0 to T1 (both from now), two decimals.
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 

@@ -43,14 +43,6 @@ cleanup() {
 trap cleanup EXIT
 
 
-# nap: 50 ms without a fork.  The polls below forked a cat and a sleep
-# 20 to 40 times a second; under TCG that load, together with dst's
-# resync, cut the application's throughput on dst to about half (dst's
-# I/O goes through its kernel threads, md's on ram disks does not),
-# though it cost an in-sync mirror nothing.
-exec {NAP}<> <(:)
-nap() { read -r -t 0.05 -u "$NAP" || true; }
-
 # The writes: one 4 KiB block in every tenth 1 MiB region, at an offset
 # that moves from region to region.
 scatter() {
@@ -102,7 +94,7 @@ fresh_rams() {
 # dst_round MIN MAX WITH_APP: fresh ram disks 0 and 1 (all zeros),
 # the leg away during the writes, back; sets DST_S (and DST_APP).
 dst_round() {
-	local state sync v
+	local state sync
 	fresh_rams
 	bounded 30 dstadm export brsx --device /dev/ram1 --listen 127.0.0.1:$PORT
 	bounded 30 dstadm create brs --alg mirror --chunk-size 1M --resync-min "$1" --resync-max "$2"
@@ -121,8 +113,11 @@ dst_round() {
 	t0=$(now)
 	[[ "$3" == 0 ]] || app "$DEV"
 	sync=/sys/block/${DEV#/dev/}/dst/node1/sync
-	# Polled in sysfs every 50 ms, as md below, without a fork.
-	until read -r v <"$sync" && [[ "$v" == in-sync ]]; do
+	# Polled in sysfs every 50 ms, as md below, without a fork: the
+	# polls forked a cat and a sleep until 0.4.0, and with the resync
+	# that cut dst's application share to about half, though the same
+	# polling cost an in-sync mirror nothing.
+	until sys_is "$sync" in-sync; do
 		nap
 	done
 	t1=$(now)
@@ -138,7 +133,6 @@ dst_round() {
 
 # md_round KIBS WITH_APP: the same with md raid1; sets MD_S (and MD_APP).
 md_round() {
-	local d a
 	fresh_rams
 	echo "$1" >/proc/sys/dev/raid/speed_limit_max
 	echo "$1" >/proc/sys/dev/raid/speed_limit_min
@@ -150,8 +144,8 @@ md_round() {
 	t0=$(now)
 	bounded 60 mdadm /dev/md0 --re-add /dev/ram1 >/dev/null 2>&1
 	[[ "$2" == 0 ]] || app /dev/md0
-	until read -r d </sys/block/md0/md/degraded && [[ "$d" == 0 ]] &&
-		read -r a </sys/block/md0/md/sync_action && [[ "$a" == idle ]]; do
+	until sys_is /sys/block/md0/md/degraded 0 &&
+		sys_is /sys/block/md0/md/sync_action idle; do
 		nap
 	done
 	t1=$(now)
