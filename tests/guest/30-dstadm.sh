@@ -42,7 +42,7 @@ jq -e '.storages[] | select(.name == "l0") | .algorithm == "linear"' /tmp/status
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert {s["name"] for s in d["storages"]} == {"r0","l0"}' \
 	/tmp/status.json || fail "python json"
 [[ "$(dstadm status r0 --json | jq -r '.storages[0].name')" == r0 ]] || fail "status r0"
-dstadm status l0 | grep -q "^  algorithm: linear$" || fail "text status of l0"
+grep -q "^  algorithm: linear$" <<<"$(dstadm status l0)" || fail "text status of l0"
 
 before=$(snapshot)
 expect_error 1 "storage 'r0': already exists" dstadm create r0 --alg linear

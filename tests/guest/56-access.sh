@@ -87,7 +87,7 @@ got=$(status_json | jq -c '.exports[] | select(.name == "e0") | [.allow[].prefix
 [[ "$got" == "$want" ]] || fail "allow list in status: $got, want $want"
 got=$(status_json | jq -c '.exports[] | select(.name == "e0") | [.allow[].read_only]')
 [[ "$got" == '[false,true,true,false]' ]] || fail "read-only flags in status: $got"
-bounded 30 dstadm status e0 | grep -q "allow: 10.9.0.2/32 read-only" || fail "text status lacks the allow list"
+grep -q "allow: 10.9.0.2/32 read-only" <<<"$(bounded 30 dstadm status e0)" || fail "text status lacks the allow list"
 # 10.9.0.2 is in 10.9.0.0/24 (rw) but /32 (ro) is longer: read-only.
 expect_ok bounded 60 "${NS[@]}" "$DSTPEER" client 10.9.0.1 $PORT write-ro 4096
 expect_ok bounded 60 "${NS[@]}" "$DSTPEER" client fd09::1 $PORT write-ro 8192

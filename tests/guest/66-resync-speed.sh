@@ -34,7 +34,7 @@ leg_is m 1 resyncing || fail "node1 is not resyncing 3 s later at 4 MiB/s"
 left=$(storage_field m resync_left)
 rate=$(storage_field m resync_rate)
 ((left > 0 && rate > 0)) || fail "resync shows left $left and rate $rate"
-dstadm status m | grep -q "^  resync: .* left" || fail "text status shows no resync progress"
+grep -q "^  resync: .* left" <<<"$(dstadm status m)" || fail "text status shows no resync progress"
 
 # Not done before its timeout at this speed.
 expect_rc 1 bounded 30 dstadm wait m --timeout 2

@@ -51,8 +51,8 @@ SYS=/sys/block/${M#/dev/}/dst
 wait_in_sync m
 bitmap_clear() { [[ "$(storage_field m bitmap_regions)" == 0 ]]; }
 wait_for 30 "the bitmap to clear after the resync" bitmap_clear
-dstadm status m | grep -q "^  bitmap: $BM, 0 region(s) set" || fail "text status shows no bitmap"
-dstadm status m | grep -q "^  started: full resync" || fail "text status shows no start"
+grep -q "^  bitmap: $BM, 0 region(s) set" <<<"$(dstadm status m)" || fail "text status shows no bitmap"
+grep -q "^  started: full resync" <<<"$(dstadm status m)" || fail "text status shows no start"
 
 # Each write's region is on disk before the write returns.
 for off in 5 20 40; do write_at "$M" "$off"; done
@@ -80,7 +80,7 @@ for off in 5 20 40; do write_at /dev/ram1 "$off"; done
 cp "$DIR/crash.bitmap" "$BM"
 expect_ok bounded 60 dstadm start m
 [[ "$(storage_field m started)" == unclean ]] || fail "not started unclean from a running bitmap"
-dstadm status m | grep -q "^  started: after an unclean stop" || fail "text status does not say unclean"
+grep -q "^  started: after an unclean stop" <<<"$(dstadm status m)" || fail "text status does not say unclean"
 wait_in_sync m
 [[ "$(storage_field m resync_bytes)" == $((3 << 20)) ]] ||
 	fail "resynced $(storage_field m resync_bytes) bytes, not the 3 regions of the bitmap"

@@ -52,7 +52,7 @@ export lx {
 CONF
 
 expect_ok dstadm check-config "$CONF"
-dstadm dump -c "$CONF" | grep -q "^	node local /dev/dst/m$" || fail "dump lacks the node /dev/dst/m"
+grep -q "^	node local /dev/dst/m$" <<<"$(dstadm dump -c "$CONF")" || fail "dump lacks the node /dev/dst/m"
 out=$(bounded 120 dstadm up -c "$CONF") || fail "up failed: $out"
 echo "$out"
 order=$(tr '\n' ' ' <<<"$out")
