@@ -114,7 +114,7 @@ dst_round() {
 	[[ "$3" == 0 ]] || app "$DEV"
 	sync=/sys/block/${DEV#/dev/}/dst/node1/sync
 	# Polled in sysfs every 50 ms, as md below, without a fork: the
-	# polls forked a cat and a sleep until 0.4.0, and with the resync
+	# polls forked a cat and a sleep before da22811, and with the resync
 	# that cut dst's application share to about half, though the same
 	# polling cost an in-sync mirror nothing.
 	until sys_is "$sync" in-sync; do
