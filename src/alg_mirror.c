@@ -850,19 +850,31 @@ static int dst_mirror_del_running(struct dst_storage *st,
 	return 0;
 }
 
+/* @st takes @size bytes, and of each node all it has. */
+static void dst_mirror_take_size(struct dst_storage *st, u64 size)
+{
+	struct dst_node *node;
+
+	list_for_each_entry(node, &st->nodes, list)
+		node->size = dst_node_capacity(node);
+	st->size = size;
+}
+
 /*
- * Grow a running mirror to @sectors: every leg's dirty bitmap gets the
+ * Grow a running mirror to @size bytes: every leg's dirty bitmap gets the
  * new regions, which are dirty on every leg but the first in sync (the
  * source), unless @assume_clean, so that resync copies them, as md
- * resyncs what a raid1 grew by.  Resync is parked meanwhile: it reads the
- * size and the bitmaps without the lock.
+ * resyncs what a raid1 grew by.  The write-intent bitmap grows with them
+ * and is on disk, header and all, before the disk grows.  Resync is
+ * parked meanwhile: it reads the size and the bitmaps without the lock.
  */
-static int dst_mirror_grow(struct dst_mirror *ms, sector_t sectors,
+static int dst_mirror_grow(struct dst_storage *st, u64 size,
 			   bool assume_clean, const char **why)
 {
+	struct dst_mirror *ms = st->priv;
+	sector_t old = ms->sectors, sectors = size >> SECTOR_SHIFT;
 	u64 regions = DIV_ROUND_UP_ULL(sectors, 1ULL << ms->region_shift);
 	unsigned long *dirty[DST_MIRROR_MAX_LEGS] = {};
-	sector_t old = ms->sectors;
 	struct dst_leg *leg, *src = NULL;
 	unsigned int i;
 	int err = 0;
@@ -882,6 +894,11 @@ static int dst_mirror_grow(struct dst_mirror *ms, sector_t sectors,
 
 	kthread_park(ms->resync);
 	mutex_lock(&ms->resize_lock);
+	if (ms->bm) {
+		err = dst_bitmap_grow(ms->bm, regions, why);
+		if (err)
+			goto unlock;
+	}
 	spin_lock_irq(&ms->lock);
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
 		leg = ms->legs[i];
@@ -901,6 +918,10 @@ static int dst_mirror_grow(struct dst_mirror *ms, sector_t sectors,
 			leg->sync = DST_SYNC_RESYNCING;
 	}
 	spin_unlock_irq(&ms->lock);
+	dst_mirror_take_size(st, size);
+	if (ms->bm)
+		err = dst_bitmap_grow_end(ms->bm, why);
+unlock:
 	mutex_unlock(&ms->resize_lock);
 	kthread_unpark(ms->resync);
 	wake_up(&ms->resync_wait);
@@ -911,13 +932,16 @@ out:
 	return err;
 }
 
-/* The smallest leg's size; the new area resynced unless @assume_clean. */
+/*
+ * The smallest leg's size; the new area resynced unless @assume_clean.
+ * A stopped mirror with a bitmap keeps its size: the bitmap file is made
+ * for it, and grows only with the running mirror.
+ */
 static int dst_mirror_resize(struct dst_storage *st, bool assume_clean,
 			     const char **why)
 {
 	struct dst_node *node;
 	u64 size = DST_MAX_SIZE;
-	int err;
 
 	list_for_each_entry(node, &st->nodes, list)
 		size = min(size, dst_node_capacity(node));
@@ -925,20 +949,13 @@ static int dst_mirror_resize(struct dst_storage *st, bool assume_clean,
 		size = round_down(size, st->limits.logical_block_size);
 	if (size <= st->size)
 		return 0;
-	/* Its file holds a header and the bits of one size. */
+	if (st->state == DST_STORAGE_RUNNING)
+		return dst_mirror_grow(st, size, assume_clean, why);
 	if (st->bitmap[0]) {
-		*why = "a mirror with a bitmap cannot grow";
+		*why = "a stopped mirror with a bitmap does not grow: start it, then resize";
 		return -EOPNOTSUPP;
 	}
-	if (st->state == DST_STORAGE_RUNNING) {
-		err = dst_mirror_grow(st->priv, size >> SECTOR_SHIFT,
-				      assume_clean, why);
-		if (err)
-			return err;
-	}
-	list_for_each_entry(node, &st->nodes, list)
-		node->size = dst_node_capacity(node);
-	st->size = size;
+	dst_mirror_take_size(st, size);
 	return 0;
 }
 

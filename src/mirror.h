@@ -180,6 +180,8 @@ int dst_bitmap_open(struct dst_mirror *ms, struct dst_leg_plan *plan,
 		    const char **why);
 int dst_bitmap_start(struct dst_mirror *ms, const char **why);
 void dst_bitmap_close(struct dst_mirror *ms, bool started);
+int dst_bitmap_grow(struct dst_bitmap *bm, u64 regions, const char **why);
+int dst_bitmap_grow_end(struct dst_bitmap *bm, const char **why);
 void dst_bitmap_set(struct dst_bitmap *bm, u64 first, u64 last);
 void dst_bitmap_mark_leg(struct dst_bitmap *bm, struct dst_leg *leg);
 bool dst_bitmap_ready(struct dst_bitmap *bm, u64 first, u64 last);

@@ -45,6 +45,7 @@
  * @ondisk:	see above
  * @shadow:	see above
  * @touched:	see above
+ * @nr_regions:	regions the bits are for
  * @nr_pages:	pages of bits in the file
  * @dirty:	pages of @image not written since they changed
  * @round:	pages the current round writes
@@ -59,6 +60,8 @@
  * @failed:	a write of the bitmap failed: no new bit can be set
  * @task:	the bitmap thread
  * @wait:	it sleeps here
+ * @io_lock:	taken by the thread around its sweeps and rounds, and by a
+ *		grow around the change of size: no file I/O in between
  */
 struct dst_bitmap {
 	struct dst_mirror *ms;
@@ -67,6 +70,7 @@ struct dst_bitmap {
 	unsigned long *ondisk;
 	__le64 *shadow;
 	unsigned long *touched;
+	u64 nr_regions;
 	unsigned int nr_pages;
 	unsigned long *dirty;
 	unsigned long *round;
@@ -81,6 +85,7 @@ struct dst_bitmap {
 	bool failed;
 	struct task_struct *task;
 	wait_queue_head_t wait;
+	struct mutex io_lock;	/* see above */
 };
 
 static unsigned int dst_page_of(u64 region)
@@ -97,7 +102,7 @@ static bool dst_shadow_test(struct dst_bitmap *bm, u64 r)
 static u64 dst_page_bits(struct dst_bitmap *bm, unsigned int p)
 {
 	return min_t(u64, DST_BITMAP_PAGE_BITS,
-		     bm->ms->nr_regions - (u64)p * DST_BITMAP_PAGE_BITS);
+		     bm->nr_regions - (u64)p * DST_BITMAP_PAGE_BITS);
 }
 
 /* Copy page @p of the image to the shadow; lock held. */
@@ -233,7 +238,7 @@ u64 dst_bitmap_weight(struct dst_bitmap *bm)
 	u64 n;
 
 	spin_lock_irq(&bm->ms->lock);
-	n = bitmap_weight(bm->image, bm->ms->nr_regions);
+	n = bitmap_weight(bm->image, bm->nr_regions);
 	spin_unlock_irq(&bm->ms->lock);
 	return n;
 }
@@ -388,7 +393,7 @@ static void dst_bitmap_sweep(struct dst_bitmap *bm)
 	u64 r, end;
 
 	spin_lock_irq(&ms->lock);
-	if (bm->writes[bm->gen ^ 1] || bitmap_empty(bm->image, ms->nr_regions)) {
+	if (bm->writes[bm->gen ^ 1] || bitmap_empty(bm->image, bm->nr_regions)) {
 		spin_unlock_irq(&ms->lock);
 		return;
 	}
@@ -418,7 +423,7 @@ static void dst_bitmap_sweep(struct dst_bitmap *bm)
 			spin_lock_irq(&ms->lock);
 		}
 	}
-	bitmap_zero(bm->touched, ms->nr_regions);
+	bitmap_zero(bm->touched, bm->nr_regions);
 	bm->gen ^= 1;
 	spin_unlock_irq(&ms->lock);
 }
@@ -454,6 +459,7 @@ static int dst_bitmap_thread(void *data)
 						 dst_bitmap_urgent(bm) ||
 						 kthread_should_stop(),
 						 max_t(long, next - jiffies, 1));
+		mutex_lock(&bm->io_lock);
 		if (time_after_eq(jiffies, next)) {
 			dst_bitmap_sweep(bm);
 			next = jiffies + DST_BITMAP_SWEEP;
@@ -462,23 +468,120 @@ static int dst_bitmap_thread(void *data)
 		}
 		if (dst_bitmap_urgent(bm))
 			dst_bitmap_round(bm, 0);
+		mutex_unlock(&bm->io_lock);
 	}
 	memalloc_noio_restore(noio);
 	return 0;
 }
 
-static void dst_bitmap_free(struct dst_bitmap *bm)
+/* Allocate the bit images of @bm for @regions, zeroed. */
+static int dst_bitmap_alloc_bits(struct dst_bitmap *bm, u64 regions)
 {
-	if (bm->file)
-		filp_close(bm->file, NULL);
+	size_t longs = BITS_TO_LONGS(regions);
+
+	bm->nr_regions = regions;
+	bm->nr_pages = DIV_ROUND_UP_ULL(regions, DST_BITMAP_PAGE_BITS);
+	bm->image = kvcalloc(longs, sizeof(long), DST_GFP_CMD);
+	bm->ondisk = kvcalloc(longs, sizeof(long), DST_GFP_CMD);
+	bm->touched = kvcalloc(longs, sizeof(long), DST_GFP_CMD);
+	bm->shadow = kvcalloc(bm->nr_pages, PAGE_SIZE, DST_GFP_CMD);
+	bm->dirty = bitmap_zalloc(bm->nr_pages, DST_GFP_CMD);
+	bm->round = bitmap_zalloc(bm->nr_pages, DST_GFP_CMD);
+	if (!bm->image || !bm->ondisk || !bm->touched || !bm->shadow ||
+	    !bm->dirty || !bm->round)
+		return -ENOMEM;
+	return 0;
+}
+
+static void dst_bitmap_free_bits(struct dst_bitmap *bm)
+{
 	kvfree(bm->image);
 	kvfree(bm->ondisk);
 	kvfree(bm->shadow);
 	kvfree(bm->touched);
 	bitmap_free(bm->dirty);
 	bitmap_free(bm->round);
+}
+
+static void dst_bitmap_free(struct dst_bitmap *bm)
+{
+	if (bm->file)
+		filp_close(bm->file, NULL);
+	dst_bitmap_free_bits(bm);
 	kfree(bm->hdr);
 	kfree(bm);
+}
+
+/* Whether a bitmap device holds the header and the bits of @regions. */
+static bool dst_bitmap_fits(struct dst_bitmap *bm, u64 regions)
+{
+	struct inode *inode = file_inode(bm->file);
+
+	return !S_ISBLK(inode->i_mode) ||
+	       i_size_read(bm->file->f_mapping->host) >=
+	       DST_BITMAP_HDR_SIZE + DIV_ROUND_UP_ULL(regions, 64) * 8;
+}
+
+/*
+ * The mirror grows to @regions: take the bits of the new regions, clear,
+ * and hold the file until dst_bitmap_grow_end() has written the header
+ * with the new size.  The caller parked the resync thread (which may wait
+ * for writes that wait for a round) and sets the new regions' bits.
+ */
+int dst_bitmap_grow(struct dst_bitmap *bm, u64 regions, const char **why)
+{
+	struct dst_mirror *ms = bm->ms;
+	struct dst_bitmap *spare;
+	int err;
+
+	if (!dst_bitmap_fits(bm, regions)) {
+		*why = "the bitmap device is too small for the new size";
+		return -ENOSPC;
+	}
+	/* It takes the new images, and then the old ones for freeing. */
+	spare = kzalloc(sizeof(*spare), DST_GFP_CMD);
+	if (!spare)
+		return -ENOMEM;
+	err = dst_bitmap_alloc_bits(spare, regions);
+	if (err)
+		goto out;
+
+	mutex_lock(&bm->io_lock);
+	spin_lock_irq(&ms->lock);
+	bitmap_copy(spare->image, bm->image, bm->nr_regions);
+	bitmap_copy(spare->ondisk, bm->ondisk, bm->nr_regions);
+	bitmap_copy(spare->touched, bm->touched, bm->nr_regions);
+	memcpy(spare->shadow, bm->shadow, (size_t)bm->nr_pages * PAGE_SIZE);
+	/* The whole file is written again, the last old page with more bits. */
+	bitmap_fill(spare->dirty, spare->nr_pages);
+	swap(bm->image, spare->image);
+	swap(bm->ondisk, spare->ondisk);
+	swap(bm->touched, spare->touched);
+	swap(bm->shadow, spare->shadow);
+	swap(bm->dirty, spare->dirty);
+	swap(bm->round, spare->round);
+	swap(bm->nr_regions, spare->nr_regions);
+	swap(bm->nr_pages, spare->nr_pages);
+	bm->stale = true;
+	spin_unlock_irq(&ms->lock);
+out:
+	dst_bitmap_free_bits(spare);
+	kfree(spare);
+	return err;
+}
+
+/* Write the grown bitmap and its header with the mirror's new size. */
+int dst_bitmap_grow_end(struct dst_bitmap *bm, const char **why)
+{
+	unsigned int noio = memalloc_noio_save();
+	int err;
+
+	err = dst_bitmap_round(bm, 0);
+	mutex_unlock(&bm->io_lock);
+	memalloc_noio_restore(noio);
+	if (err)
+		*why = "cannot write the grown bitmap";
+	return err;
 }
 
 static int dst_bitmap_read(struct dst_bitmap *bm, void *buf, size_t len,
@@ -629,19 +732,13 @@ int dst_bitmap_open(struct dst_mirror *ms, struct dst_leg_plan *plan,
 	bio_list_init(&bm->waiting);
 	bio_list_init(&bm->acks);
 	init_waitqueue_head(&bm->wait);
-	bm->nr_pages = DIV_ROUND_UP_ULL(ms->nr_regions, DST_BITMAP_PAGE_BITS);
-	bm->image = kvcalloc(BITS_TO_LONGS(ms->nr_regions), sizeof(long), DST_GFP_CMD);
-	bm->ondisk = kvcalloc(BITS_TO_LONGS(ms->nr_regions), sizeof(long), DST_GFP_CMD);
-	bm->touched = kvcalloc(BITS_TO_LONGS(ms->nr_regions), sizeof(long), DST_GFP_CMD);
-	bm->shadow = kvcalloc(bm->nr_pages, PAGE_SIZE, DST_GFP_CMD);
-	bm->dirty = bitmap_zalloc(bm->nr_pages, GFP_KERNEL);
-	bm->round = bitmap_zalloc(bm->nr_pages, GFP_KERNEL);
+	mutex_init(&bm->io_lock);
 	bm->hdr = kzalloc(DST_BITMAP_HDR_SIZE, GFP_KERNEL);
-	if (!bm->image || !bm->ondisk || !bm->touched || !bm->shadow ||
-	    !bm->dirty || !bm->round || !bm->hdr) {
+	err = dst_bitmap_alloc_bits(bm, ms->nr_regions);
+	if (!err && !bm->hdr)
 		err = -ENOMEM;
+	if (err)
 		goto err;
-	}
 
 	bm->file = dst_bitmap_filp(st->bitmap, why);
 	if (IS_ERR(bm->file)) {
@@ -650,14 +747,11 @@ int dst_bitmap_open(struct dst_mirror *ms, struct dst_leg_plan *plan,
 		goto err;
 	}
 	inode = file_inode(bm->file);
-	if (S_ISBLK(inode->i_mode)) {
-		if (i_size_read(bm->file->f_mapping->host) <
-		    DST_BITMAP_HDR_SIZE + words * 8) {
-			*why = "the bitmap device is too small for this mirror";
-			err = -ENOSPC;
-			goto err;
-		}
-	} else if (!S_ISREG(inode->i_mode)) {
+	if (!dst_bitmap_fits(bm, ms->nr_regions)) {
+		*why = "the bitmap device is too small for this mirror";
+		err = -ENOSPC;
+		goto err;
+	} else if (!S_ISBLK(inode->i_mode) && !S_ISREG(inode->i_mode)) {
 		*why = "the bitmap is neither a regular file nor a block device";
 		err = -EINVAL;
 		goto err;

@@ -9,7 +9,10 @@
 # resyncs the new area (each leg's area was filled with other data first:
 # the legs end identical) while fio verify runs on it, or not with
 # --assume-clean; a leg that shrank is refused; a linear storage grows
-# with its last node only; a mirror with a bitmap is refused.
+# with its last node only.  A mirror with a bitmap grows while it runs,
+# its bitmap file with it (header with the new size on disk when resize
+# returns: a clean restart and one from a copy taken then both start at
+# the new size); stopped, it is refused.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -22,7 +25,7 @@ resize_cleanup() {
 	set +e
 	[[ -n "${MON:-}" ]] && kill "$MON" 2>/dev/null
 	mountpoint -q /mnt/rs && umount /mnt/rs
-	rm -f /tmp/resize-lin.data /tmp/tail
+	rm -f /tmp/resize-lin.data /tmp/tail /tmp/mb.bitmap /tmp/mb-crash.bitmap
 	(exit "$rc")
 	mirror_cleanup
 }
@@ -157,12 +160,63 @@ out=$(bounded 30 dstadm resize l) || fail "dstadm resize l failed"
 cmp -n $((128 * MIB)) /tmp/resize-lin.data "$L" || fail "linear data moved when it grew"
 drop_storage l
 
-# --- a mirror with a bitmap does not grow ----------------------------------------
-make_storage mb mirror --bitmap /tmp/mb.bitmap -- /dev/mapper/g2 /dev/mapper/g3 -- --assume-clean
+# --- a mirror with a bitmap grows, and its bitmap with it ------------------------
+# g2 has 96 MiB, g3 64 MiB; what they grow into holds other data.
+grow_dm g2 /dev/ram2 64
+head -c 64M /dev/urandom | dd of=/dev/ram2 bs=1M seek=64 oflag=direct status=none
+head -c 64M /dev/urandom | dd of=/dev/ram3 bs=1M seek=64 oflag=direct status=none
+BM=/tmp/mb.bitmap
+rm -f "$BM"
+make_storage mb mirror --chunk-size 1M --bitmap "$BM" -- /dev/mapper/g2 /dev/mapper/g3
+MB=$DEV
+wait_in_sync mb
 grow_dm g2 /dev/ram2 128
 grow_dm g3 /dev/ram3 128
-expect_error 1 "a mirror with a bitmap cannot grow" bounded 30 dstadm resize mb
+# Stopped, its bitmap file is made for its size: it grows only running.
+expect_ok bounded 60 dstadm stop mb
+expect_error 1 "a stopped mirror with a bitmap does not grow: start it, then resize" \
+	bounded 30 dstadm resize mb
+expect_ok bounded 60 dstadm start mb
+size_is "$MB" $((64 * MIB)) || fail "the refused resize changed $MB"
+fio_verify mbgrow "$MB" 8 --size=64M &
+FIO=$!
+sleep 3
+out=$(bounded 30 dstadm resize mb) || fail "dstadm resize mb failed"
+[[ "$out" == "storage mb: 128.00 MiB (134217728 bytes)" ]] || fail "resize mb printed '$out'"
+# The header with the new size is on disk when resize returns, with the
+# new regions' bits: a crash now restarts at the new size.
+# Two reads alike: not one torn by a round writing the file meanwhile.
+for _ in 1 2 3 4 5; do
+	cp "$BM" /tmp/mb-crash.bitmap
+	cmp -s "$BM" /tmp/mb-crash.bitmap && break
+done
+hdr_size=$(od -An -t u8 -j 24 -N 8 /tmp/mb-crash.bitmap | tr -d ' ')
+[[ "$hdr_size" == $((128 * MIB)) ]] || fail "the bitmap header says $hdr_size bytes after the grow"
+(($(stat -c %s "$BM") == 4096 + 16)) || fail "the bitmap file has $(stat -c %s "$BM") bytes, not 4096 + 128 bits"
+size_is "$MB" $((128 * MIB)) || fail "$MB did not grow"
+wait "$FIO" || fail "fio verify on the mirror with a bitmap across its grow failed"
+head -c 8M /dev/urandom >/tmp/tail
+dd if=/tmp/tail of="$MB" bs=1M seek=100 oflag=direct status=none
+wait_in_sync mb
+legs_identical 128 /dev/mapper/g2 /dev/mapper/g3
+cmp -n $((8 * MIB)) /tmp/tail <(dd if=/dev/mapper/g3 bs=1M skip=100 count=8 status=none) ||
+	fail "the new area written through $MB is not on node1"
+# A clean stop and start: the bitmap is valid at the new size, no resync.
+expect_ok bounded 60 dstadm stop mb
+expect_ok bounded 60 dstadm start mb
+[[ "$(storage_field mb started)" == clean ]] || fail "the grown mirror did not start clean"
+all_in_sync mb || fail "the grown mirror's legs are not in sync after a clean stop"
+[[ "$(storage_field mb resync_bytes)" == 0 ]] || fail "resync after a clean stop of the grown mirror"
+# As after a crash just after the grow: started unclean at the new size.
+expect_ok bounded 60 dstadm stop mb
+cp /tmp/mb-crash.bitmap "$BM"
+expect_ok bounded 60 dstadm start mb
+[[ "$(storage_field mb started)" == unclean ]] || fail "not started unclean from the bitmap of the grow"
+size_is "$(storage_dev mb)" $((128 * MIB)) || fail "the mirror restarted from the grow's bitmap is not 128 MiB"
+wait_in_sync mb
+legs_identical 128 /dev/mapper/g2 /dev/mapper/g3
 drop_storage mb
+log "a mirror with a bitmap grew under fio verify; its bitmap restarts it at the new size"
 
 # Events: the import's and the mirror's growth.
 sleep 1
