@@ -1,12 +1,15 @@
 #!/bin/bash
 # Crash of the array host with a bitmap: A runs mirror(A:/dev/vdb, B, C)
-# with --bitmap /dev/vdc and writers of O_DIRECT|O_DSYNC (FUA) blocks that
-# log each acknowledged write on the host's share; the host SIGKILLs the
-# whole guest A mid-write and boots it again, and this test goes on there:
-# the storage made again from the same nodes and bitmap starts "unclean",
+# with --bitmap /dev/vdc, C a write-behind leg 50 ms away (netem on A's
+# link to C), and writers of 4 KiB blocks that log each acknowledged write
+# on the host's share: four O_DIRECT|O_DSYNC (FUA), two O_DIRECT alone,
+# whose writes C gets after they returned (a FUA never goes behind); C
+# must be seen behind while they run.  The host SIGKILLs the whole guest A mid-write and boots it again,
+# and this test goes on there: the storage made again from the same nodes
+# and bitmap starts "unclean" from A (never from the write-behind leg),
 # resyncs only the regions of the bitmap, every acknowledged write reads
-# back, and the three legs end identical.  A clean stop and start then
-# resyncs nothing.
+# back, and the three legs end identical: C had every write it lacked
+# copied.  A clean stop and start then resyncs nothing.
 set -euo pipefail
 # shellcheck source=tests/multi/lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/multi/lib.sh"
@@ -15,8 +18,10 @@ trap multi_cleanup EXIT
 CHUNK=65536
 LEG_BYTES=$((LEG_MIB << 20))
 PHASE=$DST_CTL/crash-phase
-WRITERS=4
+WRITERS=4	# FUA, then PLAIN more with O_DIRECT alone
+PLAIN=2
 BLOCKS=512	# 4 KiB blocks per writer: 2 MiB each
+C_OPTS=(--write-behind 256)
 
 net_up
 load_dst
@@ -29,13 +34,24 @@ if [[ ! -e "$PHASE" ]]; then
 	[[ "$(storage_field c started)" == full ]] || fail "a new bitmap did not start full"
 	wait_in_sync c 600
 	three_identical
+	expect_ok tc qdisc add dev "$(link_of "$MAC_A_C")" root netem delay 50ms
 	rm -f "$DST_CTL"/acklog.*
-	for ((k = 0; k < WRITERS; k++)); do
-		"$ACKLOG" write "$DEV" "$DST_CTL/acklog.$k" $((k * 4096)) "$BLOCKS" "$k" &
+	for ((k = 0; k < WRITERS + PLAIN; k++)); do
+		mode=()
+		((k < WRITERS)) || mode=(plain)
+		"$ACKLOG" write "$DEV" "$DST_CTL/acklog.$k" $((k * 4096)) "$BLOCKS" "$k" \
+			"${mode[@]}" &
 		BG_PIDS+=($!)
 	done
-	sleep 15
-	for ((k = 0; k < WRITERS; k++)); do
+	most=0
+	for ((t = 0; t < 15; t++)); do
+		sleep 1
+		behind=$(leg_field c 2 behind)
+		if ((${behind:-0} > most)); then most=$behind; fi
+	done
+	((most > 0)) || fail "C's write-behind leg was never behind the writers"
+	log "C was up to $most write(s) behind"
+	for ((k = 0; k < WRITERS + PLAIN; k++)); do
 		[[ -s "$DST_CTL/acklog.$k" ]] || fail "writer $k acknowledged nothing"
 	done
 	log "bitmap: $(storage_field c bitmap_regions) region(s) set; crashing A"

@@ -19,17 +19,26 @@ ADDR_C=10.0.2.3
 # A's ends of the two links: the only client each export allows.
 ADDR_A_B=10.0.1.1
 ADDR_A_C=10.0.2.1
+MAC_A_C=52:54:00:00:02:01
+C_OPTS=()
 # shellcheck disable=SC2034 # used by the tests that source this
 ACKLOG=$DST_ROOT/tests/tools/acklog
 # Set by the runner from the kernel command line.
 DST_ROLE=${DST_ROLE:?}
 DST_CTL=${DST_CTL:?}
 
-# link_up MAC CIDR: address and bring up the interface with MAC.
-link_up() {
+# link_of MAC: the name of the interface with MAC.
+link_of() {
 	local ifc
 	ifc=$(ip -o link | awk -v m="$1" 'index($0, m) { sub(":", "", $2); print $2 }')
 	[[ -n "$ifc" ]] || fail "no interface with MAC $1"
+	echo "$ifc"
+}
+
+# link_up MAC CIDR: address and bring up the interface with MAC.
+link_up() {
+	local ifc
+	ifc=$(link_of "$1")
 	ip addr replace "$2" dev "$ifc"
 	ip link set "$ifc" up
 }
@@ -40,7 +49,7 @@ net_up() {
 	case "$DST_ROLE" in
 	A)
 		link_up 52:54:00:00:01:01 "$ADDR_A_B/24"
-		link_up 52:54:00:00:02:01 "$ADDR_A_C/24"
+		link_up "$MAC_A_C" "$ADDR_A_C/24"
 		;;
 	B) link_up 52:54:00:00:01:02 "$ADDR_B/24" ;;
 	C) link_up 52:54:00:00:02:03 "$ADDR_C/24" ;;
@@ -147,10 +156,11 @@ three_identical() {
 
 # mirror_abc NAME [CREATE_OPTIONS...] -- [START_OPTIONS...]: a mirror of
 # A's /dev/vdb and the exports of B and C, remote nodes that give up on a
-# request after 5 s and retry every 1 s at most; sets DEV.
+# request after 5 s and retry every 1 s at most, C's with the options of
+# the array C_OPTS if set; sets DEV.
 mirror_abc() {
 	local name=$1 n=0 node out
-	local -a create=()
+	local -a create=() opts
 	shift
 	while (($#)) && [[ "$1" != -- ]]; do
 		create+=("$1")
@@ -163,12 +173,14 @@ mirror_abc() {
 	[[ "$out" == node0 ]] || fail "add printed $out"
 	for node in "$ADDR_B:$PORT" "$ADDR_C:$PORT"; do
 		n=$((n + 1))
+		opts=()
+		[[ "$node" == "$ADDR_C:$PORT" ]] && opts=("${C_OPTS[@]}")
 		# After a crash of A, the export may hold A's old connection as
 		# its writer until TCP gives up on it (one writer at a time):
 		# try again, as dst.service does, for up to 2 minutes.
 		for ((try = 1; ; try++)); do
 			out=$(bounded 60 dstadm add "$name" remote "$node" --timeout 5 \
-				--reconnect-max 1 2>/tmp/mirror_abc.err) && break
+				--reconnect-max 1 "${opts[@]}" 2>/tmp/mirror_abc.err) && break
 			cat /tmp/mirror_abc.err >&2
 			if ! grep -q "another client writes" /tmp/mirror_abc.err ||
 				((try >= 24)); then

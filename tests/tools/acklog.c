@@ -3,12 +3,14 @@
  * acklog: writes that a crash must not lose, and the check after it.
  * Runs in the test guest.
  *
- *   acklog write DEV LOG FIRST COUNT SEED
+ *   acklog write DEV LOG FIRST COUNT SEED [plain]
  *	Forever (until killed): picks a 4 KiB block from FIRST to
  *	FIRST + COUNT - 1, writes it with O_DIRECT | O_DSYNC (FUA) holding
  *	its number, a sequence number and a checksum of the rest, and once
  *	the write has returned, appends "BLOCK SEQ" to LOG (opened O_SYNC;
  *	put it where a crash of this host cannot take it, e.g. the 9p share).
+ *	With "plain", O_DIRECT alone: writes that a write-behind leg may
+ *	get after they returned (a flush or FUA never goes behind).
  *
  *   acklog check DEV LOG...
  *	For every block of the logs, the newest acknowledged SEQ: the block
@@ -80,7 +82,7 @@ static int die(const char *what)
 	return 2;
 }
 
-static int cmd_write(char *argv[])
+static int cmd_write(char *argv[], int flags)
 {
 	uint64_t first = strtoull(argv[2], NULL, 0);
 	uint64_t count = strtoull(argv[3], NULL, 0);
@@ -94,7 +96,7 @@ static int cmd_write(char *argv[])
 		return fprintf(stderr, "acklog: COUNT must be > 0\n"), 2;
 	if (posix_memalign((void **)&w, BLOCK, BLOCK))
 		return die("posix_memalign");
-	fd = open(argv[0], O_WRONLY | O_DIRECT | O_DSYNC);
+	fd = open(argv[0], O_WRONLY | O_DIRECT | flags);
 	if (fd < 0)
 		return die(argv[0]);
 	log = open(argv[1], O_WRONLY | O_CREAT | O_APPEND | O_SYNC, 0644);
@@ -162,10 +164,12 @@ static int cmd_check(int nlogs, char *argv[])
 int main(int argc, char *argv[])
 {
 	if (argc == 7 && !strcmp(argv[1], "write"))
-		return cmd_write(argv + 2);
+		return cmd_write(argv + 2, O_DSYNC);
+	if (argc == 8 && !strcmp(argv[1], "write") && !strcmp(argv[7], "plain"))
+		return cmd_write(argv + 2, 0);
 	if (argc >= 4 && !strcmp(argv[1], "check"))
 		return cmd_check(argc - 3, argv + 2);
-	fprintf(stderr, "usage: acklog write DEV LOG FIRST COUNT SEED\n"
+	fprintf(stderr, "usage: acklog write DEV LOG FIRST COUNT SEED [plain]\n"
 			"       acklog check DEV LOG...\n");
 	return 2;
 }
