@@ -15,8 +15,10 @@
 # is added again (at once: the export lets the closed connection's
 # writer go) and copied in full, but only the blocks whose sums differ
 # are written to it (its write_bytes under 5 % of 64 MiB); legs
-# identical.  A verify while one runs, of a linear storage, or of a
-# mirror with one leg in sync, is refused.
+# identical.  A remote leg whose export lacks CHECKSUM (dstpeer's fake
+# export) is copied and verified by its data: 3 blocks corrupted on the
+# local leg are found, repaired, 0 after.  A verify while one runs, of a
+# linear storage, or of a mirror with one leg in sync, is refused.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -28,6 +30,7 @@ verify_cleanup() {
 	local rc=$?
 	set +e
 	[[ -n "${MON:-}" ]] && kill "$MON" 2>/dev/null
+	[[ -n "${PEER:-}" ]] && kill "$PEER" 2>/dev/null
 	rm -f /tmp/m.data
 	(exit "$rc")
 	mirror_cleanup
@@ -144,6 +147,35 @@ log "full resync of 64 MiB with 1 % + 1 MiB changed: $written bytes written to t
 ((written < 64 * MIB / 20)) || fail "checksum resync wrote $written bytes to the leg"
 ((written >= MIB)) || fail "checksum resync wrote only $written bytes: the new MiB is missing"
 legs_identical 64 /dev/ram1 /dev/ram2 /dev/ram3
+
+# --- a remote leg whose export does not sum (no CHECKSUM) ----------------------
+# dstpeer's fake export offers FLUSH and FUA only, as an export older
+# than CHECKSUM: its leg is copied and verified by its data.
+"$DSTPEER" server $((PORT + 1)) $((16 * MIB)) ok 0 600 >/tmp/verify-peer.log 2>&1 &
+PEER=$!
+wait_for 10 "dstpeer server listening" grep -q listening /tmp/verify-peer.log
+make_storage o mirror --chunk-size 1M -- /dev/ram0 127.0.0.1:$((PORT + 1))
+O=$DEV
+wait_in_sync o
+written=$(leg_field o 1 write_bytes)
+[[ "$written" == $((16 * MIB)) ]] || fail "the full copy to an export without CHECKSUM wrote $written bytes"
+corrupt /dev/ram0 10 200 3000
+before=$(lo_bytes)
+expect_ok bounded 30 dstadm verify o
+expect_ok bounded 120 dstadm wait o --timeout 100
+moved=$(($(lo_bytes) - before))
+[[ "$(storage_field o mismatches)" == 3 ]] ||
+	fail "verify against an export without CHECKSUM found $(storage_field o mismatches) blocks, not 3"
+((moved >= 16 * MIB)) || fail "verify without CHECKSUM moved only $moved bytes: it did not read the leg"
+expect_ok bounded 30 dstadm verify o --repair
+expect_ok bounded 120 dstadm wait o --timeout 100
+expect_ok bounded 30 dstadm verify o
+expect_ok bounded 120 dstadm wait o --timeout 100
+[[ "$(storage_field o mismatches)" == 0 ]] || fail "a verify after repair without CHECKSUM found blocks"
+cmp -n $((16 * MIB)) /dev/ram0 "$O" || fail "$O does not read what its first leg holds"
+drop_storage o
+wait "$PEER" || fail "dstpeer server: $(tail -n 3 /tmp/verify-peer.log)"
+log "an export without CHECKSUM: copied and verified by its data, 3 blocks found and repaired"
 
 # --- refusals -------------------------------------------------------------------
 expect_ok bounded 30 dstadm remove m node0
