@@ -273,7 +273,6 @@ int dst_storage_start(struct dst_storage *st, bool assume_clean,
 	spin_lock_init(&st->flush_lock);
 	bio_list_init(&st->flushed);
 	INIT_WORK(&st->flush_work, dst_preflush_work);
-	set_capacity(disk, st->size >> SECTOR_SHIFT);
 	set_disk_ro(disk, st->read_only);
 
 	if (st->alg->start) {
@@ -281,6 +280,8 @@ int dst_storage_start(struct dst_storage *st, bool assume_clean,
 		if (err)
 			goto err_put;
 	}
+	/* After the start: a mirror's bitmap may say it is smaller. */
+	set_capacity(disk, st->size >> SECTOR_SHIFT);
 	err = add_disk(disk);
 	if (err) {
 		*why = "cannot add the disk";

@@ -612,9 +612,13 @@ static bool dst_bitmap_valid(struct dst_bitmap *bm, const char **why)
 		*why = "the bitmap file's header is corrupt";
 	else if (strncmp(h->name, st->name, sizeof(h->name)))
 		*why = "the bitmap file belongs to another storage";
-	else if (le64_to_cpu(h->size) != st->size ||
-		 le32_to_cpu(h->chunk_size) != st->chunk_size)
-		*why = "the bitmap file was made for another size or chunk size";
+	else if (le32_to_cpu(h->chunk_size) != st->chunk_size)
+		*why = "the bitmap file was made for another chunk size";
+	else if (le64_to_cpu(h->size) > st->size)
+		*why = "the bitmap file was made for a larger mirror: a leg is smaller";
+	else if (!le64_to_cpu(h->size) ||
+		 !IS_ALIGNED(le64_to_cpu(h->size), st->limits.logical_block_size))
+		*why = "the bitmap file's header is corrupt";
 	else if (le32_to_cpu(h->nr_legs) > DST_BITMAP_MAX_LEGS)
 		*why = "the bitmap file's header is corrupt";
 	else
@@ -622,7 +626,10 @@ static bool dst_bitmap_valid(struct dst_bitmap *bm, const char **why)
 	return false;
 }
 
-/* Whether the header's legs include @node, in state @state; -1 if not. */
+/*
+ * The state the header gives @node, known by its path or address and a
+ * size no smaller than it had (a leg may have grown since); -1 if none.
+ */
 static int dst_bitmap_leg_state(struct dst_bitmap *bm, struct dst_node *node)
 {
 	struct dst_bitmap_header *h = bm->hdr;
@@ -631,7 +638,7 @@ static int dst_bitmap_leg_state(struct dst_bitmap *bm, struct dst_node *node)
 
 	dst_leg_ident(node, ident, sizeof(ident));
 	for (i = 0; i < le32_to_cpu(h->nr_legs); i++)
-		if (le64_to_cpu(h->legs[i].size) == node->size &&
+		if (le64_to_cpu(h->legs[i].size) <= node->size &&
 		    !memcmp(h->legs[i].ident, ident, sizeof(ident)))
 			return le32_to_cpu(h->legs[i].state);
 	return -1;
@@ -707,9 +714,30 @@ static struct file *dst_bitmap_filp(const char *path, const char **why)
 }
 
 /*
+ * A valid header for a smaller mirror: the legs grew while it was
+ * stopped, or before a crash that came ahead of its resize.  It starts
+ * at the size the bitmap is for, as md's array keeps its size when its
+ * members grow; "dstadm resize" takes the rest.
+ */
+static void dst_bitmap_take_size(struct dst_bitmap *bm)
+{
+	struct dst_mirror *ms = bm->ms;
+	u64 size = le64_to_cpu(bm->hdr->size);
+
+	if (size >= ms->st->size)
+		return;
+	pr_info("%s: starts at the %llu bytes of its bitmap; its legs have %llu\n",
+		ms->st->name, size, ms->st->size);
+	ms->st->size = size;
+	ms->sectors = size >> SECTOR_SHIFT;
+	ms->nr_regions = DIV_ROUND_UP_ULL(ms->sectors, 1ULL << ms->region_shift);
+}
+
+/*
  * Open the bitmap of @ms at its storage's path and read it.  A new or
- * empty one leaves @plan as it is; a valid one replaces it and sets
- * *@started.  Sets ms->bm.
+ * empty one leaves @plan as it is; a valid one replaces it, sets
+ * *@started, and may make the mirror smaller (dst_bitmap_take_size()).
+ * Sets ms->bm.
  */
 int dst_bitmap_open(struct dst_mirror *ms, struct dst_leg_plan *plan,
 		    bool assume_clean, enum dst_start *started,
@@ -718,7 +746,8 @@ int dst_bitmap_open(struct dst_mirror *ms, struct dst_leg_plan *plan,
 	struct dst_storage *st = ms->st;
 	struct dst_bitmap *bm;
 	struct inode *inode;
-	size_t words = DIV_ROUND_UP_ULL(ms->nr_regions, 64);
+	bool valid = false;
+	size_t words, i;
 	u64 *w;
 	int err;
 
@@ -734,11 +763,10 @@ int dst_bitmap_open(struct dst_mirror *ms, struct dst_leg_plan *plan,
 	init_waitqueue_head(&bm->wait);
 	mutex_init(&bm->io_lock);
 	bm->hdr = kzalloc(DST_BITMAP_HDR_SIZE, GFP_KERNEL);
-	err = dst_bitmap_alloc_bits(bm, ms->nr_regions);
-	if (!err && !bm->hdr)
+	if (!bm->hdr) {
 		err = -ENOMEM;
-	if (err)
 		goto err;
+	}
 
 	bm->file = dst_bitmap_filp(st->bitmap, why);
 	if (IS_ERR(bm->file)) {
@@ -747,20 +775,12 @@ int dst_bitmap_open(struct dst_mirror *ms, struct dst_leg_plan *plan,
 		goto err;
 	}
 	inode = file_inode(bm->file);
-	if (!dst_bitmap_fits(bm, ms->nr_regions)) {
-		*why = "the bitmap device is too small for this mirror";
-		err = -ENOSPC;
-		goto err;
-	} else if (!S_ISBLK(inode->i_mode) && !S_ISREG(inode->i_mode)) {
+	if (!S_ISBLK(inode->i_mode) && !S_ISREG(inode->i_mode)) {
 		*why = "the bitmap is neither a regular file nor a block device";
 		err = -EINVAL;
 		goto err;
 	}
-
 	err = dst_bitmap_read(bm, bm->hdr, DST_BITMAP_HDR_SIZE, 0);
-	if (!err)
-		err = dst_bitmap_read(bm, bm->shadow, words * 8,
-				      DST_BITMAP_HDR_SIZE);
 	if (err) {
 		*why = "cannot read the bitmap file";
 		goto err;
@@ -770,14 +790,32 @@ int dst_bitmap_open(struct dst_mirror *ms, struct dst_leg_plan *plan,
 			err = -EINVAL;
 			goto err;
 		}
+		dst_bitmap_take_size(bm);
+		valid = true;
+	}
+
+	err = dst_bitmap_alloc_bits(bm, ms->nr_regions);
+	if (err)
+		goto err;
+	if (!dst_bitmap_fits(bm, ms->nr_regions)) {
+		*why = "the bitmap device is too small for this mirror";
+		err = -ENOSPC;
+		goto err;
+	}
+	words = DIV_ROUND_UP_ULL(ms->nr_regions, 64);
+	err = dst_bitmap_read(bm, bm->shadow, words * 8, DST_BITMAP_HDR_SIZE);
+	if (err) {
+		*why = "cannot read the bitmap file";
+		goto err;
+	}
+	if (valid) {
 		err = dst_bitmap_plan(bm, plan, started, why);
 		if (err)
 			goto err;
 		w = (u64 *)bm->shadow;
-		for (err = 0; err < words; err++)
-			w[err] = le64_to_cpu(bm->shadow[err]);
+		for (i = 0; i < words; i++)
+			w[i] = le64_to_cpu(bm->shadow[i]);
 		bitmap_from_arr64(bm->image, w, ms->nr_regions);
-		err = 0;
 	}
 	ms->bm = bm;
 	return 0;

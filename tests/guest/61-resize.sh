@@ -12,7 +12,9 @@
 # with its last node only.  A mirror with a bitmap grows while it runs,
 # its bitmap file with it (header with the new size on disk when resize
 # returns: a clean restart and one from a copy taken then both start at
-# the new size); stopped, it is refused.
+# the new size); stopped, it is refused.  Made again on legs that grew
+# meanwhile (as at boot), it starts clean at its bitmap's size, and
+# resize takes the rest.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -215,8 +217,30 @@ expect_ok bounded 60 dstadm start mb
 size_is "$(storage_dev mb)" $((128 * MIB)) || fail "the mirror restarted from the grow's bitmap is not 128 MiB"
 wait_in_sync mb
 legs_identical 128 /dev/mapper/g2 /dev/mapper/g3
-drop_storage mb
 log "a mirror with a bitmap grew under fio verify; its bitmap restarts it at the new size"
+
+# Legs that grew while it was stopped (made again, as at boot): it starts
+# clean at the size of its bitmap; resize takes the rest, resynced.
+drop_storage mb
+for i in 2 3; do
+	head -c 32M /dev/urandom | dd of=/dev/ram$i bs=1M seek=128 oflag=direct status=none
+done
+grow_dm g2 /dev/ram2 160
+grow_dm g3 /dev/ram3 160
+make_storage mb mirror --chunk-size 1M --bitmap "$BM" -- /dev/mapper/g2 /dev/mapper/g3
+MB=$DEV
+size_is "$MB" $((128 * MIB)) || fail "the mirror of grown legs did not start at its bitmap's size"
+[[ "$(storage_field mb started)" == clean ]] || fail "the mirror of grown legs did not start clean"
+all_in_sync mb || fail "the mirror of grown legs is resyncing"
+dmesg | grep -q "mb: starts at the $((128 * MIB)) bytes of its bitmap" || fail "no log line for the bitmap's size"
+out=$(bounded 30 dstadm resize mb) || fail "dstadm resize mb failed"
+[[ "$out" == "storage mb: 160.00 MiB (167772160 bytes)" ]] || fail "resize mb printed '$out'"
+wait_in_sync mb
+[[ "$(storage_field mb resync_bytes)" == $((32 * MIB)) ]] ||
+	fail "the grow resynced $(storage_field mb resync_bytes) bytes, not the new 32 MiB"
+legs_identical 160 /dev/mapper/g2 /dev/mapper/g3
+drop_storage mb
+log "legs grown while stopped: started at the bitmap's 128 MiB, resized to 160 MiB"
 
 # Events: the import's and the mirror's growth.
 sleep 1

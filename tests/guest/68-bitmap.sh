@@ -122,7 +122,7 @@ expect_ok bounded 30 dstadm create m --alg mirror --chunk-size 1M --bitmap "$BM"
 STORAGES+=(m)
 expect_ok bounded 30 dstadm add m local /dev/ram0
 out=$(bounded 30 dstadm start m 2>&1) && fail "started with a bitmap of another chunk size"
-grep -q "another size or chunk size" <<<"$out" || fail "no reason for the chunk size: $out"
+grep -q "made for another chunk size" <<<"$out" || fail "no reason for the chunk size: $out"
 drop_storage m
 expect_ok bounded 30 dstadm create k --alg mirror --bitmap /dev/ram1
 STORAGES+=(k)
