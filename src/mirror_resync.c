@@ -4,7 +4,7 @@
  * mirror copies the dirty regions of resyncing legs from a leg in sync.
  *
  * Regions are copied inside a window, one large region or up to
- * DST_RESYNC_DEPTH consecutive small ones, their pieces in flight
+ * DST_RESYNC_DEPTH small ones near each other, their pieces in flight
  * together: writes to the window wait until the copy is done, and the
  * copy starts only when the writes that were in flight when the window
  * opened have completed.  So no write can land on a leg before the older
@@ -32,6 +32,7 @@
 #define DST_RESYNC_PAGES	(DST_RESYNC_PIECE >> PAGE_SHIFT)
 #define DST_RESYNC_SUMS		(DST_RESYNC_PIECE / DST_CSUM_BLOCK)
 #define DST_RESYNC_DEPTH	4	/* pieces in flight at once, at most */
+#define DST_RESYNC_REACH	64	/* regions that one window may span */
 
 /**
  * struct dst_resync_buf - a piece of a copy or a verify, and its I/O
@@ -73,6 +74,7 @@ struct dst_resync_bio {
  * @bs:		its bios
  * @bufs:	its pieces: the first for good, the others while it copies
  * @nr_bufs:	how many it has while it copies; 0 when idle
+ * @regions:	the regions of the window being copied, in order
  * @pending:	I/Os in flight, +1 while sending
  * @done:	all answered
  * @pace_start:	start of the current pacing window
@@ -87,6 +89,7 @@ struct dst_resync {
 	struct bio_set bs;
 	struct dst_resync_buf *bufs[DST_RESYNC_DEPTH];
 	unsigned int nr_bufs;
+	u64 regions[DST_RESYNC_DEPTH];
 	atomic_t pending;
 	struct completion done;
 	unsigned long pace_start;
@@ -601,39 +604,42 @@ static unsigned int dst_resync_piece(struct dst_mirror *ms)
 }
 
 /*
- * Send the reads of the next round of pieces, from *@sector on up to
- * @end in the @n regions from @first on, from @src; moves *@sector on.
- * Returns how many pieces it has.
+ * Send the reads of the next round of pieces from @src, from *@sector
+ * in the window's region *@j on, up to the end of its @n regions; moves
+ * *@j and *@sector on.  Returns how many pieces it has.
  */
 static unsigned int dst_resync_read(struct dst_resync *rs, struct dst_leg *src,
-				    u64 first, sector_t *sector, sector_t end,
-				    unsigned long *targets, bool *copied)
+				    unsigned int n, unsigned int *j,
+				    sector_t *sector, unsigned long *targets,
+				    bool *copied)
 {
 	struct dst_mirror *ms = rs->ms;
 	struct dst_resync_buf *buf;
-	unsigned int piece, nb, j;
+	unsigned int piece, nb;
 	sector_t stop;
 
 	piece = dst_resync_piece(ms);
-	for (nb = 0; nb < rs->nr_bufs && *sector < end; nb++) {
+	for (nb = 0; nb < rs->nr_bufs && *j < n; nb++) {
 		buf = rs->bufs[nb];
-		j = (*sector >> ms->region_shift) - first;
-		stop = min_t(sector_t, (first + j + 1) << ms->region_shift, end);
+		stop = min_t(sector_t, (rs->regions[*j] + 1) << ms->region_shift,
+			     ms->sectors);
 		buf->sector = *sector;
 		buf->len = min_t(sector_t, stop - *sector,
 				 piece >> SECTOR_SHIFT) << SECTOR_SHIFT;
-		buf->region = j;
+		buf->region = *j;
 		buf->failed = 0;
-		*sector += buf->len >> SECTOR_SHIFT;
-		if (copied[j] && targets[j])
+		if (copied[*j] && targets[*j])
 			dst_resync_send(buf, src->idx, REQ_OP_READ, buf->sector,
 					buf->len, 0);
+		*sector += buf->len >> SECTOR_SHIFT;
+		if (*sector >= stop && ++*j < n)
+			*sector = rs->regions[*j] << ms->region_shift;
 	}
 	return nb;
 }
 
 /*
- * Copy the @n regions from @first on from @src to the legs of their
+ * Copy the @n regions of the window from @src to the legs of their
  * @targets, a round of pieces at a time, each step of a round with all
  * its I/O in flight at once, so that an export always has more than one
  * request: the reads; the sums of the legs of @sparse, while the
@@ -642,20 +648,18 @@ static unsigned int dst_resync_read(struct dst_resync *rs, struct dst_leg *src,
  * give.
  */
 static void dst_resync_copy(struct dst_resync *rs, struct dst_leg *src,
-			    u64 first, unsigned int n, unsigned long *targets,
+			    unsigned int n, unsigned long *targets,
 			    unsigned long sparse, bool *copied)
 {
 	struct dst_mirror *ms = rs->ms;
-	sector_t sector = first << ms->region_shift, end;
+	sector_t sector = rs->regions[0] << ms->region_shift;
 	unsigned long asked, failed;
 	struct dst_resync_buf *buf;
-	unsigned int b, nb;
+	unsigned int b, nb, j = 0;
 
-	end = min_t(sector_t, (first + n) << ms->region_shift, ms->sectors);
-	while (sector < end) {
+	while (j < n) {
 		dst_resync_begin(rs);
-		nb = dst_resync_read(rs, src, first, &sector, end, targets,
-				     copied);
+		nb = dst_resync_read(rs, src, n, &j, &sector, targets, copied);
 		dst_resync_wait(rs);
 
 		dst_resync_begin(rs);
@@ -689,45 +693,51 @@ static void dst_resync_copy(struct dst_resync *rs, struct dst_leg *src,
 }
 
 /*
- * How many regions from @region on to copy in one window: consecutive
- * ones that some leg has dirty, no more than there are pieces in flight,
- * when a region is no larger than a piece; else the one.  Lock held.
+ * The regions to copy in one window, from @region on, into the thread's
+ * @regions: when a region is no larger than a piece, as many as there
+ * are pieces in flight of those that some leg has dirty within
+ * DST_RESYNC_REACH regions, as after a leg missed scattered writes;
+ * else the one.  The clean regions between them are in the window too,
+ * their writes held while it is open.  Returns how many; lock held.
  */
-static unsigned int dst_resync_span(struct dst_mirror *ms, u64 region,
-				    unsigned int bufs)
+static unsigned int dst_resync_span(struct dst_resync *rs, u64 region)
 {
+	struct dst_mirror *ms = rs->ms;
 	unsigned long sparse = 0;
-	unsigned int n;
+	unsigned int n = 1;
+	u64 r, end;
 
+	rs->regions[0] = region;
 	if ((1ULL << (ms->region_shift + SECTOR_SHIFT)) > dst_resync_piece(ms))
 		return 1;
-	for (n = 1; n < bufs && region + n < ms->nr_regions; n++)
-		if (!dst_resync_targets(ms, region + n, &sparse))
-			break;
+	end = min_t(u64, region + DST_RESYNC_REACH, ms->nr_regions);
+	for (r = region + 1; n < rs->nr_bufs && r < end; r++)
+		if (dst_resync_targets(ms, r, &sparse))
+			rs->regions[n++] = r;
 	return n;
 }
 
 /*
- * Copy @n regions from @first on to the resyncing legs that have them
+ * Copy the @n regions of the window to the resyncing legs that have them
  * dirty, inside one window over them all.
  */
-static void dst_resync_regions(struct dst_resync *rs, u64 first, unsigned int n)
+static void dst_resync_regions(struct dst_resync *rs, unsigned int n)
 {
 	unsigned long targets[DST_RESYNC_DEPTH], sparse = 0, all = 0, failed, last;
 	struct dst_mirror *ms = rs->ms;
 	bool copied[DST_RESYNC_DEPTH];
 	unsigned int i, j, epoch, done;
 	struct dst_leg *src, *leg;
-	u64 bytes = 0;
+	u64 first = rs->regions[0], end = rs->regions[n - 1] + 1, bytes = 0;
 
 	spin_lock_irq(&ms->lock);
 	for (j = 0; j < n; j++) {
-		targets[j] = dst_resync_targets(ms, first + j, &sparse);
+		targets[j] = dst_resync_targets(ms, rs->regions[j], &sparse);
 		copied[j] = true;
 	}
-	epoch = dst_window_set(ms, first, first + n - 1);
+	epoch = dst_window_set(ms, first, end - 1);
 	spin_unlock_irq(&ms->lock);
-	ms->resync_cursor = first + n < ms->nr_regions ? first + n : 0;
+	ms->resync_cursor = end < ms->nr_regions ? end : 0;
 
 	wait_event(ms->drain, dst_resync_drained(ms, epoch));
 	/*
@@ -743,7 +753,7 @@ static void dst_resync_regions(struct dst_resync *rs, u64 first, unsigned int n)
 		memset(targets, 0, sizeof(targets));
 
 	else
-		dst_resync_copy(rs, src, first, n, targets, sparse, copied);
+		dst_resync_copy(rs, src, n, targets, sparse, copied);
 
 	/* A leg called in sync holds it all on its media. */
 	spin_lock_irq(&ms->lock);
@@ -762,7 +772,8 @@ static void dst_resync_regions(struct dst_resync *rs, u64 first, unsigned int n)
 		if (failed) {
 			dst_resync_fail(ms, failed, "resync flush",
 					first << ms->region_shift,
-					n << (ms->region_shift + SECTOR_SHIFT));
+					(end - first) << (ms->region_shift +
+							  SECTOR_SHIFT));
 			for (j = 0; j < n; j++)
 				targets[j] &= ~failed;
 		}
@@ -772,13 +783,13 @@ static void dst_resync_regions(struct dst_resync *rs, u64 first, unsigned int n)
 	for (j = 0; j < n; j++) {
 		if (!copied[j] || !targets[j])
 			continue;
-		bytes += min_t(sector_t, ms->sectors - ((first + j) << ms->region_shift),
+		bytes += min_t(sector_t, ms->sectors - (rs->regions[j] << ms->region_shift),
 			       1ULL << ms->region_shift) << SECTOR_SHIFT;
 		for_each_set_bit(i, &targets[j], DST_MIRROR_MAX_LEGS) {
 			leg = ms->legs[i];
 			if (leg->sync != DST_SYNC_RESYNCING)
 				continue;
-			if (__test_and_clear_bit(first + j, leg->dirty))
+			if (__test_and_clear_bit(rs->regions[j], leg->dirty))
 				leg->nr_dirty--;
 			if (!leg->nr_dirty) {
 				dst_leg_in_sync(ms, leg);
@@ -1086,9 +1097,9 @@ static int dst_resync_thread(void *data)
 		if (!rs->nr_bufs)
 			rs->nr_bufs = dst_resync_bufs(rs);
 		spin_lock_irq(&ms->lock);
-		n = dst_resync_span(ms, region, rs->nr_bufs);
+		n = dst_resync_span(rs, region);
 		spin_unlock_irq(&ms->lock);
-		dst_resync_regions(rs, region, n);
+		dst_resync_regions(rs, n);
 		cond_resched();
 	}
 	memalloc_noio_restore(noio);
