@@ -950,6 +950,16 @@ int dst_mirror_verify(struct dst_storage *st, bool repair, const char **why)
 	return 0;
 }
 
+/* @leg is out of sync, and its remote node connected again since it failed. */
+static bool dst_leg_back(struct dst_leg *leg)
+{
+	struct dst_remote *r = leg->node->remote;
+
+	return leg->sync == DST_SYNC_OUT_OF_SYNC && r &&
+	       dst_remote_state(r) == DST_NODE_CONNECTED &&
+	       dst_remote_reconnects(r) != leg->fail_gen;
+}
+
 /*
  * Legs out of sync whose remote node has connected again since they
  * failed get their dirty regions copied: what was written while they
@@ -958,16 +968,12 @@ int dst_mirror_verify(struct dst_storage *st, bool repair, const char **why)
  */
 static void dst_resync_returns(struct dst_mirror *ms)
 {
-	struct dst_remote *r;
 	struct dst_leg *leg;
 	unsigned int i;
 
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
 		leg = ms->legs[i];
-		r = leg->node->remote;
-		if (leg->sync != DST_SYNC_OUT_OF_SYNC || !r ||
-		    dst_remote_state(r) != DST_NODE_CONNECTED ||
-		    dst_remote_reconnects(r) == leg->fail_gen)
+		if (!dst_leg_back(leg))
 			continue;
 		/*
 		 * Its host may have lost what it had not flushed: the
@@ -1034,7 +1040,7 @@ static void dst_resync_report(struct dst_mirror *ms)
 	}
 }
 
-/* Something to copy, or a change to tell. */
+/* Something to copy, a leg back, or a change to tell. */
 static bool dst_resync_wanted(struct dst_mirror *ms)
 {
 	struct dst_leg *leg;
@@ -1046,7 +1052,7 @@ static bool dst_resync_wanted(struct dst_mirror *ms)
 		  dst_resync_source(ms)) || ms->verify_next != DST_NO_REGION;
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
 		leg = ms->legs[i];
-		wanted |= leg->sync != leg->reported;
+		wanted |= leg->sync != leg->reported || dst_leg_back(leg);
 	}
 	spin_unlock_irq(&ms->lock);
 	return wanted;
@@ -1084,8 +1090,8 @@ static int dst_resync_thread(void *data)
 				dst_resync_buf_free(rs, n);
 			rs->nr_bufs = 0;
 			/*
-			 * Woken for new legs and failed ones; looks for
-			 * returning ones each second.
+			 * Woken for new legs, failed ones and returning
+			 * ones; looks again each second.
 			 */
 			wait_event_interruptible_timeout(ms->resync_wait,
 							 dst_resync_wanted(ms) ||

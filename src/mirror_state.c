@@ -77,10 +77,14 @@ void dst_leg_publish(struct dst_mirror *ms, struct dst_leg *leg)
 	}
 	spin_unlock_irq(&ms->lock);
 	leg->node->priv = leg;
+	if (leg->node->remote)
+		dst_remote_notify(leg->node->remote, &ms->resync_wait);
 }
 
 void dst_leg_free(struct dst_leg *leg)
 {
+	if (leg->node->remote)
+		dst_remote_notify(leg->node->remote, NULL);
 	leg->node->priv = NULL;
 	kvfree(leg->dirty);
 	kfree(leg);

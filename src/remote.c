@@ -80,6 +80,7 @@ struct dst_remote_req {
  * @receiving:	the request whose read data is being received, if any: its
  *		reply has come, but it is not done until its data has
  * @reconnects:	connections made after the first
+ * @up_wait:	woken each time the node is up again, if set (under @lock)
  * @session:	this client's id in every hello: the export fences the
  *		older connections of a session before it answers a new one
  * @generation:	connections tried so far, the newest's in its hello
@@ -108,6 +109,7 @@ struct dst_remote {
 	unsigned long down_since;
 	struct dst_remote_req *receiving;
 	atomic_t reconnects;
+	wait_queue_head_t *up_wait;
 	u64 session;
 	u32 generation;
 	struct crypto_shash *auth;
@@ -643,8 +645,11 @@ static int dst_remote_resend(struct dst_remote *r)
 	 * before (the node not up yet) sees this connection as a new one.
 	 */
 	spin_lock(&r->lock);
-	if (!err)
+	if (!err) {
 		atomic_inc(&r->reconnects);
+		if (r->up_wait)
+			wake_up(r->up_wait);
+	}
 	r->up = !err;
 	r->failing = false;
 	spin_unlock(&r->lock);
@@ -1163,6 +1168,17 @@ unsigned int dst_remote_inflight(struct dst_remote *r)
 unsigned int dst_remote_reconnects(struct dst_remote *r)
 {
 	return atomic_read(&r->reconnects);
+}
+
+/*
+ * Wake @wq each time the node is up again, until called with NULL: a
+ * mirror's resync copies what its leg missed as soon as it is back.
+ */
+void dst_remote_notify(struct dst_remote *r, wait_queue_head_t *wq)
+{
+	spin_lock(&r->lock);
+	r->up_wait = wq;
+	spin_unlock(&r->lock);
 }
 
 void dst_remote_get_opts(struct dst_remote *r, struct dst_remote_opts *opts)
