@@ -55,6 +55,20 @@ now() { date +%s.%N; }
 exec {NAP}<> <(:)
 nap() { read -r -t 0.05 -u "$NAP" || true; }
 
+# klog_count: how many messages the kernel log holds now.
+klog_count() { dmesg | wc -l; }
+
+# klog_secs FROM START END: the seconds (to the ms) from the first kernel
+# message after the first FROM that matches START to the next one that
+# matches END; nothing if either is missing. The kernel's own clock, so
+# what is timed does not depend on how often a script looks.
+klog_secs() {
+	dmesg | tail -n +"$(($1 + 1))" | sed -E 's/^\[ *([0-9]+\.[0-9]+)\] /\1 /' |
+		awk -v s="$2" -v e="$3" '
+			t0 == "" && $0 ~ s { t0 = $1; next }
+			t0 != "" && $0 ~ e { printf "%.3f\n", $1 - t0; exit }'
+}
+
 # sys_is FILE VALUE: FILE (a sysfs attribute) reads VALUE; no fork.
 sys_is() { local v; read -r v <"$1" && [[ "$v" == "$2" ]]; }
 
