@@ -1,6 +1,9 @@
 #!/bin/bash
 # The race between resync and application writes, forced: the source leg
-# sits on dm-delay, so that every region copy takes a while, and fio
+# sits on dm-delay, so that every region copy takes a while (and the new
+# leg too, for writes: else fio's writes come in bursts when its reads
+# come back from the source, together with resync's, and the window may
+# close before the burst), and fio
 # writes and verifies all over the mirror while a new leg resyncs. Writes
 # into the region being copied must wait (resync_held counts them) and
 # must never be overwritten by the older data resync read: fio verify is
@@ -20,13 +23,17 @@ sectors=$(blockdev --getsz /dev/ram0)
 expect_ok dmsetup create slow --table "0 $sectors delay /dev/ram0 0 100 /dev/ram0 0 0"
 DMS+=(slow)
 wait_for 10 /dev/mapper/slow test -b /dev/mapper/slow
+# Writes to the new leg wait 50 ms; reads go through at once.
+expect_ok dmsetup create slowin --table "0 $sectors delay /dev/ram1 0 0 /dev/ram1 0 50"
+DMS+=(slowin)
+wait_for 10 /dev/mapper/slowin test -b /dev/mapper/slowin
 
 make_storage m mirror --chunk-size 1M --resync-min 400M --resync-max 400M -- \
 	/dev/mapper/slow -- --assume-clean
 M=$DEV
 expect_ok bounded 120 fio --name=fill --filename="$M" --direct=1 --ioengine=libaio \
 	--rw=write --bs=1M --iodepth=4 --size="${MIB}M" --output=/tmp/fio-fill.txt
-expect_ok dd if=/dev/urandom of=/dev/ram1 bs=1M count="$MIB" oflag=direct status=none
+expect_ok dd if=/dev/urandom of=/dev/mapper/slowin bs=1M count="$MIB" oflag=direct status=none
 
 stat=/sys/block/${M#/dev/}/stat
 W0=$(awk '{ print $5 }' "$stat")
@@ -40,7 +47,7 @@ BG_PIDS+=("$FIO")
 # resync done before that would race with nothing.
 written() { (($(awk '{ print $5 }' "$stat") > W0 + 200)); }
 wait_for 60 "fio writing to $M" written
-out=$(bounded 30 dstadm add m local /dev/ram1) || fail "adding the second leg failed"
+out=$(bounded 30 dstadm add m local /dev/mapper/slowin) || fail "adding the second leg failed"
 [[ "$out" == node1 ]] || fail "add printed '$out'"
 wait_in_sync m 300
 rc=0
@@ -53,6 +60,8 @@ log "writes held by the resync window: $held"
 ((held > 0)) || fail "no write hit the region being copied: the race was not exercised"
 dstadm status m
 drop_storage m
+expect_ok dmsetup remove slowin
+DMS=(slow)
 legs_identical "$MIB" /dev/mapper/slow /dev/ram1
 
 # The legs are identical now. The remote one misses a 4 KiB write in
