@@ -1,10 +1,8 @@
 #!/bin/bash
 # The race between resync and application writes, forced: the source leg
-# sits on dm-delay, so that every region copy takes a while (and the new
-# leg too, for writes: else fio's writes come in bursts when its reads
-# come back from the source, together with resync's, and the window may
-# close before the burst), and fio
-# writes and verifies all over the mirror while a new leg resyncs. Writes
+# sits on dm-delay for reads and the new leg for writes, so that every
+# region copy takes a while, and while the new leg resyncs fio writes and
+# verifies half of the mirror and only writes the other half. Writes
 # into the region being copied must wait (resync_held counts them) and
 # must never be overwritten by the older data resync read: fio verify is
 # clean and the legs end identical. Then the same race after a remote leg
