@@ -6,7 +6,9 @@
 # writes behind; the same mirror with a plain remote leg takes at least
 # the delay (the control).  Reads never go to a write-mostly leg (its
 # read_bytes stay 0).  After "dstadm wait" nothing is behind and the legs
-# are identical.  --write-behind on a linear storage is refused.
+# are identical.  A second write to a place whose copy to the leg is still
+# behind waits for that copy (the leg's export on dm-delay), a write
+# elsewhere does not.  --write-behind on a linear storage is refused.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -26,7 +28,8 @@ clat_ms() {
 	jq '.jobs[0].write.clat_ns.mean / 1000000 | floor' "/tmp/fio-$1.json"
 }
 
-not_behind() { [[ "$(leg_field m 1 behind)" == 0 ]]; }
+# not_behind NAME: node1 of NAME has no write behind.
+not_behind() { [[ "$(leg_field "$1" 1 behind)" == 0 ]]; }
 
 # write_qd1 NAME DEV: 4 s of 4 KiB random O_DIRECT writes, one at a time.
 write_qd1() {
@@ -90,10 +93,56 @@ expect_ok bounded 120 fio --name=rd --filename="$M" --direct=1 --ioengine=libaio
 	fail "reads went to the write-mostly leg"
 
 expect_ok bounded 120 dstadm wait m --timeout 100
-wait_for 30 "node1 to be behind by nothing" not_behind
+wait_for 30 "node1 to be behind by nothing" not_behind m
 all_in_sync m || fail "a leg is out of sync after the writes behind"
 legs_identical 64 /dev/ram0 /dev/ram1
 drop_storage m
+
+# --- a write to a place written behind waits for that copy ------------------
+# The leg's export writes through dm-delay (writes 3 s), not netem: the
+# copy is at the export in no time and waits there. A first 4 KiB write
+# to block X completes at the local leg's pace while its copy waits; a
+# write to another block goes on meanwhile (X on the leg's device still
+# as before); a second write to X completes only when the first one's
+# copy is on the leg (X there no longer as before), so that the leg can
+# never get the two in the wrong order (md serializes its write-behind
+# writes so). After "dstadm wait" the legs are identical, X the second.
+block() { bounded 30 dd if="$1" bs=4k skip="$2" count=1 iflag=direct status=none | sha256sum; }
+write_block() {
+	head -c 4096 /dev/zero | tr '\0' "$2" >/tmp/wb.blk
+	expect_ok bounded 60 dd if=/tmp/wb.blk of="$1" bs=4k seek="$3" count=1 \
+		oflag=direct status=none
+}
+undo_export e1
+expect_ok dmsetup create wbslow --table \
+	"0 $((64 * 2048)) delay /dev/ram1 0 0 /dev/ram1 0 3000"
+DMS+=(wbslow)
+do_export e2 /dev/mapper/wbslow 127.0.0.1:$((PORT + 1))
+expect_ok bounded 30 dstadm create w --alg mirror
+STORAGES+=(w)
+expect_ok bounded 30 dstadm add w local /dev/ram0
+expect_ok bounded 60 dstadm add w remote 127.0.0.1:$((PORT + 1)) --write-behind 16
+expect_ok bounded 60 dstadm start w --assume-clean
+W=$(storage_dev w)
+wait_for 10 "$W to appear" test -b "$W"
+X=1283
+old=$(block /dev/ram1 $X)
+write_block "$W" '\252' $X
+[[ "$(leg_field w 1 behind)" -ge 1 && "$(block /dev/ram1 $X)" == "$old" ]] ||
+	fail "the first write to block $X is not behind: the test needs it so"
+write_block "$W" '\273' $((X + 512))
+[[ "$(block /dev/ram1 $X)" == "$old" ]] ||
+	fail "a write to another block waited for the copy of block $X"
+write_block "$W" '\273' $X
+[[ "$(block /dev/ram1 $X)" != "$old" ]] ||
+	fail "a second write to block $X completed before the first one's copy was on the leg"
+expect_ok bounded 120 dstadm wait w --timeout 100
+wait_for 30 "node1 of w to be behind by nothing" not_behind w
+legs_identical 64 /dev/ram0 /dev/ram1
+[[ "$(block /dev/ram1 $X)" == "$(sha256sum </tmp/wb.blk)" ]] ||
+	fail "block $X on the leg is not the second write"
+drop_storage w
+log "write behind: a second write to a place waits for the first one's copy"
 
 # --- a linear storage has no write-mostly legs -----------------------------------
 expect_ok bounded 30 dstadm create l --alg linear
