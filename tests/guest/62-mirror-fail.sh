@@ -36,11 +36,7 @@ log "node1 (dm error) is out of sync"
 undo_export leg2
 wait_for 90 "node2 out of sync" leg_is m 2 out-of-sync
 log "node2 (export gone) is out of sync"
-rc=0
-wait "$FIO" || rc=$?
-BG_PIDS=()
-((rc == 0)) || fail "fio failed ($rc) while legs failed"
-grep -q "err= 0" /tmp/fio-fail.txt || fail "fio reported errors while legs failed"
+fio_wait "$FIO" /tmp/fio-fail.txt "while legs failed"
 dstadm status m
 
 [[ "$(leg_field m 0 sync)" == in-sync ]] || fail "node0 is not in sync"

@@ -54,11 +54,7 @@ err=$(bounded 30 dstadm add m local "$SMALL" 2>&1) || rc=$?
 	fail "a refused leg changed the nodes"
 
 wait_in_sync m 300
-rc=0
-wait "$FIO" || rc=$?
-BG_PIDS=()
-((rc == 0)) || fail "fio failed ($rc) while legs were added"
-grep -q "err= 0" /tmp/fio-grow.txt || fail "fio reported errors while legs were added"
+fio_wait "$FIO" /tmp/fio-grow.txt "while legs were added"
 dstadm status m
 total=$(storage_field m resync_bytes)
 ((total >= first + (MIB << 20))) || fail "resync of node3 copied $((total - first)) bytes"

@@ -68,11 +68,7 @@ do_export leg2 /dev/ram2 127.0.0.1:7110
 wait_for 60 "node2 reconnected" node_is m 2 connected
 wait_in_sync m 120
 expect_ok dstadm status --check m
-rc=0
-wait "$FIO" || rc=$?
-BG_PIDS=()
-((rc == 0)) || fail "fio failed ($rc) while a leg went and came back"
-grep -q "err= 0" /tmp/fio-back.txt || fail "fio reported errors while a leg went and came back"
+fio_wait "$FIO" /tmp/fio-back.txt "while a leg went and came back"
 dstadm status m
 [[ "$(leg_field m 2 reconnects)" -ge 1 ]] || fail "node2 counts no reconnect"
 resynced=$(storage_field m resync_bytes)
@@ -118,11 +114,7 @@ wait_for 30 "r3 reconnecting" field_is node_field r3 state reconnecting
 sleep 3
 do_export d3 /dev/ram3 127.0.0.1:7111
 wait_for 60 "r3 connected" field_is node_field r3 state connected
-rc=0
-wait "$FIO" || rc=$?
-BG_PIDS=()
-((rc == 0)) || fail "fio failed ($rc) through a short outage"
-grep -q "err= 0" /tmp/fio-hold.txt || fail "fio reported errors through a short outage"
+fio_wait "$FIO" /tmp/fio-hold.txt "through a short outage"
 log "r3 held its I/O through the outage"
 undo_import r3
 

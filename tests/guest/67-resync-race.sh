@@ -57,11 +57,7 @@ out=$(bounded 30 dstadm add m local /dev/mapper/slowin) || fail "adding the seco
 [[ "$out" == node1 ]] || fail "add printed '$out'"
 wait_in_sync m 300
 log "writes done from the add to in sync: $(($(awk '{ print $5 }' "$stat") - W1))"
-rc=0
-wait "$FIO" || rc=$?
-BG_PIDS=()
-((rc == 0)) || fail "fio failed ($rc) during the resync"
-! grep -q "err=[ ]*[1-9]" /tmp/fio-race.txt || fail "fio reported errors during the resync"
+fio_wait "$FIO" /tmp/fio-race.txt "during the resync"
 held=$(sysfs_leg m 0 ../resync_held)
 log "writes held by the resync window: $held"
 ((held > 0)) || fail "no write hit the region being copied: the race was not exercised"
@@ -104,11 +100,7 @@ W0=$(awk '{ print $5 }' "$stat")
 wait_for 60 "fio writing to $M" written
 do_export leg1 /dev/ram1 127.0.0.1:7120
 wait_in_sync m 300
-rc=0
-wait "$FIO" || rc=$?
-BG_PIDS=()
-((rc == 0)) || fail "fio failed ($rc) during the scattered resync"
-grep -q "err= 0" /tmp/fio-scatter.txt || fail "fio reported errors during the scattered resync"
+fio_wait "$FIO" /tmp/fio-scatter.txt "during the scattered resync"
 log "writes held by the resync windows: $(sysfs_leg m 0 ../resync_held)"
 dstadm status m
 drop_storage m

@@ -119,6 +119,20 @@ fio_verify() {
 	log "fio $name on $dev: verify clean"
 }
 
+# fio_wait PID OUTPUT WHAT: wait for the fio of PID, started in the
+# background (and in BG_PIDS); fails if it failed or any of its jobs
+# reported an error in OUTPUT, saying WHAT it was doing.
+fio_wait() {
+	local pid=$1 out=$2 what=$3 rc=0 p
+	local -a keep=()
+	wait "$pid" || rc=$?
+	for p in "${BG_PIDS[@]}"; do [[ "$p" == "$pid" ]] || keep+=("$p"); done
+	BG_PIDS=("${keep[@]}")
+	((rc == 0)) || fail "fio failed ($rc) $what"
+	! grep -q "err=[ ]*[1-9]" "$out" || fail "fio reported errors $what"
+	grep -q "err=" "$out" || fail "fio wrote no job status $what"
+}
+
 # legs_identical MIB DEV...: the first MIB MiB of each DEV are identical.
 legs_identical() {
 	local mib=$1 first want d sum
