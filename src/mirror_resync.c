@@ -23,12 +23,15 @@
 
 #include <linux/blkdev.h>
 #include <linux/kthread.h>
+#include <linux/log2.h>
 #include <linux/sched/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "mirror.h"
 
 #define DST_RESYNC_PIECE	DST_MAX_REQUEST	/* at most 1 MiB in one request */
+#define DST_RESYNC_PIECE_MIN	SZ_64K
 #define DST_RESYNC_PAGES	(DST_RESYNC_PIECE >> PAGE_SHIFT)
 #define DST_RESYNC_SUMS		(DST_RESYNC_PIECE / DST_CSUM_BLOCK)
 #define DST_RESYNC_DEPTH	4	/* pieces in flight at once, at most */
@@ -589,10 +592,24 @@ static void dst_resync_write(struct dst_resync_buf *buf, struct dst_leg *src,
 	}
 }
 
-/* The bytes of a piece: no more than any leg takes (a new leg takes as much). */
-static unsigned int dst_resync_piece(struct dst_mirror *ms)
+/*
+ * The bytes of a piece: no more than any leg takes (a new leg takes as
+ * much), and no more than the rate that resync is held to moves in
+ * 1/128 s, a power of two from DST_RESYNC_PIECE_MIN up: a request of the
+ * application to a remote leg waits behind the pieces ahead of it on the
+ * connection and at the export, so a resync held back for the
+ * application (resync_min) sends small pieces, as md's resync moves
+ * 64 KiB at a time, and one that may go fast sends large ones.
+ */
+static unsigned int dst_resync_piece(struct dst_resync *rs)
 {
-	return min_t(u32, DST_RESYNC_PIECE, ms->st->limits.max_request);
+	struct dst_mirror *ms = rs->ms;
+	u32 limit = rs->pace_limit ?: READ_ONCE(ms->st->resync_max);
+	u64 piece = clamp_t(u64, (u64)limit << 3, DST_RESYNC_PIECE_MIN,
+			    DST_RESYNC_PIECE);
+
+	return min_t(u32, rounddown_pow_of_two(piece),
+		     ms->st->limits.max_request);
 }
 
 /*
@@ -613,7 +630,7 @@ static unsigned int dst_resync_read(struct dst_resync *rs, struct dst_leg *src,
 	unsigned long legs;
 	sector_t stop;
 
-	piece = dst_resync_piece(ms);
+	piece = dst_resync_piece(rs);
 	for (nb = 0; nb < rs->nr_bufs && *j < n; nb++) {
 		buf = rs->bufs[nb];
 		stop = min_t(sector_t, (rs->regions[*j] + 1) << ms->region_shift,
@@ -703,7 +720,7 @@ static unsigned int dst_resync_span(struct dst_resync *rs, u64 region)
 	u64 r, end;
 
 	rs->regions[0] = region;
-	if ((1ULL << (ms->region_shift + SECTOR_SHIFT)) > dst_resync_piece(ms))
+	if ((1ULL << (ms->region_shift + SECTOR_SHIFT)) > dst_resync_piece(rs))
 		return 1;
 	end = min_t(u64, region + DST_RESYNC_REACH, ms->nr_regions);
 	for (r = region + 1; n < rs->nr_bufs && r < end; r++)
@@ -860,7 +877,7 @@ static void dst_verify_region(struct dst_resync *rs, u64 region)
 			__set_bit(i, &legs);
 	spin_unlock_irq(&ms->lock);
 
-	piece = dst_resync_piece(ms);
+	piece = dst_resync_piece(rs);
 	for (sector = start; sector < end && hweight_long(legs) > 1;
 	     sector += buf->len >> SECTOR_SHIFT) {
 		buf->sector = sector;
