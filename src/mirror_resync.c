@@ -525,26 +525,34 @@ static unsigned long dst_resync_targets(struct dst_mirror *ms, u64 region,
 
 /*
  * After the read of @buf's piece from @src: a piece the source could not
- * give leaves its region uncopied.  Whether it is to be written.
+ * give leaves its region uncopied; else ask the legs of its region's
+ * @targets in @sparse for their sums of it.  Whether it has such legs.
  */
-static bool dst_resync_got(struct dst_resync_buf *buf, struct dst_leg *src,
-			   unsigned long *targets, bool *copied)
+static bool dst_resync_ask(struct dst_resync_buf *buf, struct dst_leg *src,
+			   unsigned long *targets, unsigned long sparse,
+			   bool *copied)
 {
 	struct dst_mirror *ms = buf->rs->ms;
-	unsigned int j = buf->region;
+	unsigned int j = buf->region, i;
+	unsigned long legs;
 
 	if (!copied[j] || !targets[j])
 		return false;
-	if (!test_bit(src->idx, &buf->failed))
-		return true;
-	buf->failed = 0;
-	copied[j] = false;
-	dst_resync_fail(ms, BIT(src->idx), "resync read", buf->sector, buf->len);
-	/* The last leg in sync cannot feed the others. */
-	if (READ_ONCE(src->sync) == DST_SYNC_IN_SYNC)
-		dst_resync_fail(ms, targets[j], "resync: no source", buf->sector,
+	if (test_bit(src->idx, &buf->failed)) {
+		buf->failed = 0;
+		copied[j] = false;
+		dst_resync_fail(ms, BIT(src->idx), "resync read", buf->sector,
 				buf->len);
-	return false;
+		/* The last leg in sync cannot feed the others. */
+		if (READ_ONCE(src->sync) == DST_SYNC_IN_SYNC)
+			dst_resync_fail(ms, targets[j], "resync: no source",
+					buf->sector, buf->len);
+		return false;
+	}
+	legs = targets[j] & sparse;
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS)
+		dst_resync_send_csum(buf, i);
+	return legs;
 }
 
 /*
@@ -614,20 +622,17 @@ static unsigned int dst_resync_piece(struct dst_resync *rs)
 
 /*
  * Send the reads of the next round of pieces from @src, from *@sector
- * in the window's region *@j on, up to the end of its @n regions, and
- * with each read the requests for the sums of the piece on the legs of
- * its region's @targets in @sparse; moves *@j and *@sector on.  Returns
- * how many pieces it has.
+ * in the window's region *@j on, up to the end of its @n regions; moves
+ * *@j and *@sector on.  Returns how many pieces it has.
  */
 static unsigned int dst_resync_read(struct dst_resync *rs, struct dst_leg *src,
 				    unsigned int n, unsigned int *j,
 				    sector_t *sector, unsigned long *targets,
-				    unsigned long sparse, bool *copied)
+				    bool *copied)
 {
 	struct dst_mirror *ms = rs->ms;
 	struct dst_resync_buf *buf;
-	unsigned int piece, nb, i;
-	unsigned long legs;
+	unsigned int piece, nb;
 	sector_t stop;
 
 	piece = dst_resync_piece(rs);
@@ -640,13 +645,9 @@ static unsigned int dst_resync_read(struct dst_resync *rs, struct dst_leg *src,
 				 piece >> SECTOR_SHIFT) << SECTOR_SHIFT;
 		buf->region = *j;
 		buf->failed = 0;
-		if (copied[*j] && targets[*j]) {
+		if (copied[*j] && targets[*j])
 			dst_resync_send(buf, src->idx, REQ_OP_READ, buf->sector,
 					buf->len, 0);
-			legs = targets[*j] & sparse;
-			for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS)
-				dst_resync_send_csum(buf, i);
-		}
 		*sector += buf->len >> SECTOR_SHIFT;
 		if (*sector >= stop && ++*j < n)
 			*sector = rs->regions[*j] << ms->region_shift;
@@ -658,10 +659,10 @@ static unsigned int dst_resync_read(struct dst_resync *rs, struct dst_leg *src,
  * Copy the @n regions of the window from @src to the legs of their
  * @targets, a round of pieces at a time, each step of a round with all
  * its I/O in flight at once, so that an export always has more than one
- * request: the reads, and the sums of the legs of @sparse, which their
- * exports make while the source is read; the source's sums, made here;
- * the writes.  Drops the legs that fail from @targets; clears @copied of
- * the regions that the source could not give.
+ * request: the reads; the sums of the legs of @sparse, while the
+ * source's are made here; the writes.  Drops the legs that fail from
+ * @targets; clears @copied of the regions that the source could not
+ * give.
  */
 static void dst_resync_copy(struct dst_resync *rs, struct dst_leg *src,
 			    unsigned int n, unsigned long *targets,
@@ -669,23 +670,27 @@ static void dst_resync_copy(struct dst_resync *rs, struct dst_leg *src,
 {
 	struct dst_mirror *ms = rs->ms;
 	sector_t sector = rs->regions[0] << ms->region_shift;
+	unsigned long asked, failed;
 	struct dst_resync_buf *buf;
 	unsigned int b, nb, j = 0;
-	unsigned long failed;
 
 	while (j < n) {
 		dst_resync_begin(rs);
-		nb = dst_resync_read(rs, src, n, &j, &sector, targets, sparse,
-				     copied);
+		nb = dst_resync_read(rs, src, n, &j, &sector, targets, copied);
 		dst_resync_wait(rs);
 
-		for (b = 0; b < nb; b++) {
+		dst_resync_begin(rs);
+		asked = 0;
+		for (b = 0; b < nb; b++)
+			if (dst_resync_ask(rs->bufs[b], src, targets, sparse,
+					   copied))
+				__set_bit(b, &asked);
+		for_each_set_bit(b, &asked, DST_RESYNC_DEPTH) {
 			buf = rs->bufs[b];
-			if (dst_resync_got(buf, src, targets, copied) &&
-			    (targets[buf->region] & sparse))
-				dst_digest_pages(buf->pages, buf->len,
-						 buf->sums[src->idx]);
+			dst_digest_pages(buf->pages, buf->len,
+					 buf->sums[src->idx]);
 		}
+		dst_resync_wait(rs);
 
 		dst_resync_begin(rs);
 		for (b = 0; b < nb; b++)
