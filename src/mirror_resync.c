@@ -354,12 +354,15 @@ static void dst_resync_fail(struct dst_mirror *ms, unsigned long legs,
  * After @len bytes copied: measure the rate, and keep it under the
  * storage's resync_max, or under resync_min when the disk had other I/O
  * since the last region, as md's sync_speed_min/max.  Sleeps between
- * regions, never with a window open.
+ * regions, never with a window open; a limit written meanwhile ends the
+ * sleep, so that raising a low one takes effect at once.
  */
 static void dst_resync_pace(struct dst_resync *rs, u64 len)
 {
 	struct dst_mirror *ms = rs->ms;
 	unsigned int ios = atomic_read(&ms->app_ios);
+	u32 min = READ_ONCE(ms->st->resync_min);
+	u32 max = READ_ONCE(ms->st->resync_max);
 	unsigned long now = jiffies, want;
 	u32 limit;
 
@@ -371,8 +374,7 @@ static void dst_resync_pace(struct dst_resync *rs, u64 len)
 		rs->rate_bytes = 0;
 	}
 
-	limit = ios != rs->seen_ios ? READ_ONCE(ms->st->resync_min) :
-				      READ_ONCE(ms->st->resync_max);
+	limit = ios != rs->seen_ios ? min : max;
 	rs->seen_ios = ios;
 	if (limit != rs->pace_limit || time_after(now, rs->pace_start + HZ)) {
 		rs->pace_start = now;
@@ -384,7 +386,9 @@ static void dst_resync_pace(struct dst_resync *rs, u64 len)
 	if (want > now - rs->pace_start)
 		wait_event_interruptible_timeout(ms->resync_wait,
 						 kthread_should_stop() ||
-						 kthread_should_park(),
+						 kthread_should_park() ||
+						 READ_ONCE(ms->st->resync_min) != min ||
+						 READ_ONCE(ms->st->resync_max) != max,
 						 want - (now - rs->pace_start));
 }
 

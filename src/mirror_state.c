@@ -365,10 +365,14 @@ static ssize_t resync_left_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%llu\n", READ_ONCE(ms->left));
 }
 
-/* KiB/s, as md's sync_speed_min/max; the resync thread reads them. */
-static ssize_t dst_resync_limit_store(u32 *limit, const char *buf,
-				      size_t len)
+/*
+ * KiB/s, as md's sync_speed_min/max; the resync thread reads them, and is
+ * woken in case it sleeps under the old limit.
+ */
+static ssize_t dst_resync_limit_store(struct kobject *kobj, u32 *limit,
+				      const char *buf, size_t len)
 {
+	struct dst_mirror *ms = dst_kobj_storage(kobj)->priv;
 	u32 v;
 	int err;
 
@@ -378,6 +382,7 @@ static ssize_t dst_resync_limit_store(u32 *limit, const char *buf,
 	if (!v)
 		return -EINVAL;
 	WRITE_ONCE(*limit, v);
+	wake_up(&ms->resync_wait);
 	return len;
 }
 
@@ -392,7 +397,8 @@ static ssize_t resync_min_store(struct kobject *kobj,
 				struct kobj_attribute *attr, const char *buf,
 				size_t len)
 {
-	return dst_resync_limit_store(&dst_kobj_storage(kobj)->resync_min,
+	return dst_resync_limit_store(kobj,
+				      &dst_kobj_storage(kobj)->resync_min,
 				      buf, len);
 }
 
@@ -407,7 +413,8 @@ static ssize_t resync_max_store(struct kobject *kobj,
 				struct kobj_attribute *attr, const char *buf,
 				size_t len)
 {
-	return dst_resync_limit_store(&dst_kobj_storage(kobj)->resync_max,
+	return dst_resync_limit_store(kobj,
+				      &dst_kobj_storage(kobj)->resync_max,
 				      buf, len);
 }
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Resync speed limits and progress: a mirror created with --resync-max 4M
 # copies no faster than that (rate, bytes left and the limits in status and
-# sysfs), a higher limit written to sysfs takes effect at once, and
+# sysfs), a limit of 1 KiB/s holds it, a higher limit written to sysfs
+# then takes effect at once, and
 # "dstadm wait" returns when every leg is in sync; it fails on a storage
 # that is not a running mirror and after its --timeout.
 set -euo pipefail
@@ -38,12 +39,23 @@ grep -q "^  resync: .* left" <<<"$(dstadm status m)" || fail "text status shows 
 
 # Not done before its timeout at this speed.
 expect_rc 1 bounded 30 dstadm wait m --timeout 2
-# Faster now; wait shows progress and returns when in sync.
+# Held to 1 KiB/s, as good as paused: after the window in flight, the
+# next window (a 256 KiB region) puts the thread to sleep for minutes.
+echo 1 >"$SYS/resync_min"
+echo 1 >"$SYS/resync_max"
+sleep 1
+c0=$(storage_field m resync_bytes)
+sleep 2
+copied=$(($(storage_field m resync_bytes) - c0))
+((copied <= 512 << 10)) || fail "resync copied $copied bytes in 2 s at 1 KiB/s"
+# Faster now: the thread sleeping under the old limit goes on at once
+# (before, it slept out its minute); wait returns when in sync.
+echo 400000 >"$SYS/resync_min"
 echo 400000 >"$SYS/resync_max"
 [[ "$(storage_field m resync_max)" == $((400000 << 10)) ]] || fail "sysfs write of resync_max not in status"
 expect_fail sh -c "echo 0 >$SYS/resync_max"
 expect_fail sh -c "echo fast >$SYS/resync_min"
-expect_ok bounded 120 dstadm wait m
+expect_ok bounded 60 dstadm wait m --timeout 20
 all_in_sync m || fail "dstadm wait returned before every leg was in sync"
 [[ "$(storage_field m resync_left)" == 0 ]] || fail "bytes left after resync"
 legs_identical "$MIB" /dev/ram0 /dev/ram1
