@@ -265,7 +265,8 @@ static int dst_resync_buf_alloc(struct dst_resync *rs, unsigned int b,
  * beyond the first are made when a resync wants them, and freed when it
  * is done (md's resync buffers live as long as the resync too).  Fewer
  * if memory is short: they are not worth reclaim's effort (the thread
- * allocates without I/O, memalloc_noio_save()), one buffer copies too.
+ * allocates without I/O, memalloc_noio_save()) nor a warning, one
+ * buffer copies too.
  */
 static unsigned int dst_resync_bufs(struct dst_resync *rs)
 {
@@ -273,8 +274,12 @@ static unsigned int dst_resync_bufs(struct dst_resync *rs)
 
 	for (b = 1; b < DST_RESYNC_DEPTH; b++)
 		if (!rs->bufs[b] &&
-		    dst_resync_buf_alloc(rs, b, GFP_KERNEL | __GFP_NORETRY))
+		    dst_resync_buf_alloc(rs, b, GFP_KERNEL | __GFP_NORETRY |
+						__GFP_NOWARN))
 			break;
+	if (b < DST_RESYNC_DEPTH)
+		pr_debug("%s: resync with %u of %u buffers\n",
+			 rs->ms->st->name, b, DST_RESYNC_DEPTH);
 	return b;
 }
 

@@ -12,10 +12,11 @@
 # remote nodes, mirror resync) and in fio, which submits through dst's
 # submit path, under fio on a mirror of a remote (CRC-32C) and a local
 # leg: I/O may fail, nothing may crash or hang, the mirror comes back in
-# sync and fio verify is clean.  Last, fail_make_request on a mirror leg's
-# device: the leg goes out of sync and fio verify stays clean.  Each part
-# checks that faults were injected (fail-nth left at 0, the attributes'
-# times counted down).
+# sync and fio verify is clean.  Then a resync whose thread can allocate
+# nothing: it copies with the one buffer it has.  Last, fail_make_request
+# on a mirror leg's device: the leg goes out of sync and fio verify stays
+# clean.  Each part checks that faults were injected (fail-nth left at 0,
+# the attributes' times counted down).
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -36,6 +37,19 @@ failslab_tasks() {
 	echo $TIMES >"$FI/failslab/times"
 	echo 1 >"$FI/failslab/interval"
 	echo "$1" >"$FI/failslab/probability"
+}
+
+# failpage_tasks PROBABILITY: page allocations of marked tasks fail, of
+# any order.
+failpage_tasks() {
+	echo Y >"$FI/fail_page_alloc/task-filter"
+	echo N >"$FI/fail_page_alloc/ignore-gfp-wait"
+	echo 0 >"$FI/fail_page_alloc/verbose"
+	echo 0 >"$FI/fail_page_alloc/space"
+	echo 0 >"$FI/fail_page_alloc/min-order"
+	echo $TIMES >"$FI/fail_page_alloc/times"
+	echo 1 >"$FI/fail_page_alloc/interval"
+	echo "$1" >"$FI/fail_page_alloc/probability"
 }
 
 # injected ATTR: how many faults ATTR injected since its times was set.
@@ -59,6 +73,8 @@ mark_tasks() {
 
 faults_off() {
 	echo 0 >"$FI/failslab/probability"
+	echo 0 >"$FI/fail_page_alloc/probability"
+	echo 11 >"$FI/fail_page_alloc/min-order"
 	echo 0 >"$FI/fail_make_request/probability"
 	mark_tasks 0
 	[[ ! -e /sys/block/ram2/make-it-fail ]] || echo 0 >/sys/block/ram2/make-it-fail
@@ -190,6 +206,38 @@ drop_storage m0
 undo_export e0
 nothing_left
 log "I/O path under failslab: no crash, no hang, back in sync, verify clean"
+
+# --- the resync thread short of memory -------------------------------------------
+# Its buffers beyond the first are made when a resync begins, without
+# reclaim's retries and without a warning: with every slab and page
+# allocation of the thread failing while a new leg is added (a buffer is
+# larger than kmalloc's slabs: its pages come from the page allocator,
+# and then from vmalloc's), it copies with one buffer
+# (its pr_debug says so), quietly (the runner's check of the kernel log),
+# and the legs end identical.
+make_storage m2 mirror -- /dev/ram1 /dev/ram2 -- --assume-clean
+expect_ok dd if=/dev/urandom of="$DEV" bs=1M count=64 oflag=direct status=none
+# brd allocates a page when a sector is first written, in the writer's
+# context: the new leg gets all of its pages first.
+expect_ok dd if=/dev/zero of=/dev/ram0 bs=1M count=64 oflag=direct status=none
+echo 'func dst_resync_bufs +p' >"$FI/dynamic_debug/control"
+resync=$(pgrep -x "${DEV#/dev/}_resync") || fail "no resync thread of $DEV"
+failslab_tasks 100
+failpage_tasks 100
+echo 1 >"/proc/$resync/make-it-fail"
+log0=$(dmesg | wc -l)
+expect_ok bounded 30 dstadm add m2 local /dev/ram0
+expect_ok bounded 300 dstadm wait m2 --timeout 240
+n=$(($(injected failslab) + $(injected fail_page_alloc)))
+faults_off
+echo 'func dst_resync_bufs -p' >"$FI/dynamic_debug/control"
+((n > 0)) || fail "no allocation of the resync thread failed"
+dmesg | tail -n +"$((log0 + 1))" | grep -q 'm2: resync with 1 of 4 buffers' ||
+	fail "the resync thread did not fall back to one buffer"
+legs_identical 64 /dev/ram1 /dev/ram2 /dev/ram0
+drop_storage m2
+nothing_left
+log "resync thread short of memory: $n allocations failed, one buffer, legs identical"
 
 # --- fail_make_request on a mirror leg ----------------------------------------
 make_storage m1 mirror -- /dev/ram1 /dev/ram2 -- --assume-clean
