@@ -18,15 +18,20 @@
 # kernel log's (to the ms: the script polls every 50 ms to know when to
 # go on). Prints the seconds and the ratios of dst's (target <= 1.0).
 # Then the resyncs held to 20 MB/s (dst --resync-min and --resync-max,
-# md speed_limit_min and _max) after a leg missed a write in every second
-# region (512 MiB to copy, about 26 s), and fio 4 KiB random read/write
-# (QD 8) on the array for 10 s from the moment the leg is back: the
-# application's MB/s during the resync, then the same for 10 s after it,
-# and the share kept during the resync. The peers take turns, three times
-# each, and the shares are averaged: single 3 s runs differed by 20 % from
-# one run to the next, and an application on a remote leg under TCG moves
-# 3 to 28 MB/s from one second to the next. Higher is better; compare
-# shares, not MB/s (md's second member is a local ram disk).
+# md speed_limit_min and _max) after a leg missed a write in every
+# region (1 GiB to copy), with fio 4 KiB random read/write (QD 8) on the
+# array for 48 s from the moment the leg is back, during which the
+# resync runs and is paused by turns in 6 s phases, ABBA (dst: both
+# limits to 1 KiB/s and back; md: sync_action frozen and idle). The
+# share of the application's throughput kept while the resync runs is
+# the mean of its seconds with the resync running over that of its
+# seconds with it paused, in one fio run, so that the guest's swings (an
+# application on a remote leg under TCG moves 3 to 28 MB/s from one
+# second to the next, and separate 10 s runs differed by tens of
+# percent) fall on both sides. Also the mean write latency, running over
+# paused. Three rounds, the peers taking turns. Higher shares are
+# better; compare shares, not MB/s (md's second member is a local ram
+# disk).
 # The legs are new ram disks, all zeros, so --assume-clean is the truth.
 # Output: $DST_RESULTS/bench-resync.txt
 set -euo pipefail
@@ -34,7 +39,8 @@ set -euo pipefail
 source "${DST_ROOT:-/mnt/dst}/tests/bench/bench-lib.sh"
 
 MIB=1024
-APP_SECS=10
+TOGGLE_SECS=48
+PHASE=6
 ROUNDS=3
 SLOW=20M		# the throttled resync, both peers
 SLOW_KIBS=19532
@@ -71,27 +77,75 @@ if grep -q '^brd ' /proc/modules; then rmmod brd; fi
 ip link set lo up
 modprobe dst_storage
 
-# app DEV: fio on DEV for APP_SECS s, in the background; app_wait waits
-# for it and sets APP_MBS (run in this shell: only it can wait for fio).
-app() {
-	fio --name=app --filename="$1" --direct=1 --ioengine=libaio --rw=randrw \
-		--bs=4k --iodepth=8 --time_based --runtime=$APP_SECS \
+# toggle DEV PAUSE RESUME COPIED: fio on DEV for TOGGLE_SECS s with a log of
+# every second, in phases of PHASE s: the resync running, paused (the
+# command PAUSE), paused, running (RESUME), and so on (ABBA, so that a
+# steady drift of the guest's speed falls on both sides alike); then the
+# means of the seconds with the resync running and paused, each phase's
+# first second left out: sets ON_MBS, OFF_MBS, ON_LAT and OFF_LAT (the
+# mean write latency, ms), and COPY_MBS, the resync's MB/s over the time
+# it ran (from the bytes the command COPIED prints before and after).
+# Run in this shell: only it can wait for fio; the commands are builtins
+# and the waits read -t, no forks in between.
+toggle() {
+	local dev=$1 pause=$2 resume=$3 copied=$4 t0 k left c0
+	rm -f /tmp/tg_*.log
+	c0=$("$copied")
+	fio --name=app --filename="$dev" --direct=1 --ioengine=libaio --rw=randrw \
+		--bs=4k --iodepth=8 --time_based --runtime=$TOGGLE_SECS \
+		--write_bw_log=/tmp/tg --write_lat_log=/tmp/tg --log_avg_msec=1000 \
 		--output-format=json --output=/tmp/app.json >/dev/null 2>&1 &
 	APP=$!
-}
-app_wait() {
+	t0=${EPOCHREALTIME/./}
+	for ((k = 1; k * PHASE < TOGGLE_SECS; k++)); do
+		((k % 4 == 1 || k % 4 == 3)) || continue
+		left=$((t0 + k * PHASE * 1000000 - ${EPOCHREALTIME/./}))
+		if ((left > 0)); then
+			printf -v left '%d.%06d' $((left / 1000000)) $((left % 1000000))
+			read -r -t "$left" -u "$NAP" || true
+		fi
+		if ((k % 4 == 1)); then "$pause"; else "$resume"; fi
+	done
 	wait "$APP"
-	APP_MBS=$(jq '.jobs[0] | (.read.bw_bytes + .write.bw_bytes) / 1e6 | . * 100 | round / 100' /tmp/app.json)
+	COPY_MBS=$(awk -v b=$(($("$copied") - c0)) -v t=$((TOGGLE_SECS / 2)) \
+		'BEGIN { printf "%.1f", b / 1e6 / t }')
+	read -r ON_MBS OFF_MBS ON_LAT OFF_LAT < <(awk -F', *' -v p=$PHASE '
+		FNR == 1 { f++ }
+		{ s = int(($1 - 1) / 1000) }
+		s % p == 0 { next }
+		{ q = int(s / p) % 4; on = q == 0 || q == 3; secs[on, s] = 1 }
+		f == 1 { bw[on] += $2 }
+		f == 2 && $3 == 1 { lat[on] += $2; nl[on]++ }
+		END {
+			for (k in secs) { split(k, o, SUBSEP); n[o[1]]++ }
+			printf "%.2f %.2f %.2f %.2f\n", bw[1] * 1024 / 1e6 / n[1],
+				bw[0] * 1024 / 1e6 / n[0], lat[1] / 1e6 / nl[1],
+				lat[0] / 1e6 / nl[0] }' /tmp/tg_bw.1.log /tmp/tg_clat.1.log)
 }
 
-# app_then DEV: the run during the resync, then one after it: sets
-# APP_DURING and APP_AFTER.
-app_then() {
-	app_wait
-	APP_DURING=$APP_MBS
-	app "$1"
-	app_wait
-	APP_AFTER=$APP_MBS
+# The pause and resume of each peer (dst: its limits, KiB/s; md: frozen
+# stops the recovery, idle starts it again where it was).
+dst_pause() {
+	echo 1 >"$SYS/resync_min"
+	echo 1 >"$SYS/resync_max"
+}
+dst_resume() {
+	echo $SLOW_KIBS >"$SYS/resync_min"
+	echo $SLOW_KIBS >"$SYS/resync_max"
+}
+md_pause() { echo frozen >/sys/block/md0/md/sync_action; }
+md_resume() { echo idle >/sys/block/md0/md/sync_action; }
+# What each has copied, bytes: dst counts them; md's recovery position
+# in /proc/mdstat (KiB; none before it starts), which goes on where it
+# was after frozen and idle (every region is to copy).
+dst_copied() { echo "$(<"$SYS/resync_bytes")"; }
+md_copied() {
+	local re='recovery = *[0-9.]+% \(([0-9]+)/'
+	if [[ "$(</proc/mdstat)" =~ $re ]]; then
+		echo $((BASH_REMATCH[1] * 1024))
+	else
+		echo 0
+	fi
 }
 
 # Two new ram disks, written whole first so that no peer pays for brd's
@@ -105,18 +159,21 @@ fresh_rams() {
 	done
 }
 
-# dst_round MIN MAX WITH_APP: fresh ram disks 0 and 1 (all zeros), the
-# leg away during the writes (to every tenth region, or with the
-# application to every second), back; sets DST_S (and DST_APP, DST_IDLE).
+# dst_round LIMIT TOGGLE: fresh ram disks 0 and 1 (all zeros), the leg
+# away during the writes (to every tenth region, or with TOGGLE 1 to
+# every one), back; sets DST_S, or with TOGGLE the application's
+# numbers (toggle) and ENDED if the resync was over before fio.
 dst_round() {
-	local state sync stride=$(($3 == 0 ? 10 : 2))
+	local state sync stride=$(($2 == 0 ? 10 : 1))
 	fresh_rams
 	bounded 30 dstadm export brsx --device /dev/ram1 --listen 127.0.0.1:$PORT
-	bounded 30 dstadm create brs --alg mirror --chunk-size 1M --resync-min "$1" --resync-max "$2"
+	bounded 30 dstadm create brs --alg mirror --chunk-size 1M --resync-min "$1" --resync-max "$1"
 	bounded 30 dstadm add brs local /dev/ram0 >/dev/null
 	bounded 30 dstadm add brs remote 127.0.0.1:$PORT --reconnect-max 1 >/dev/null
 	bounded 30 dstadm start brs --assume-clean
 	DEV=$(dstadm status brs --json | jq -r '.storages[0].device')
+	SYS=/sys/block/${DEV#/dev/}/dst
+	sync=$SYS/node1/sync
 	bounded 30 dstadm unexport brsx
 	scatter "$DEV" "$stride"
 	dirty=$(dstadm status brs --json | jq '.storages[0].nodes[1].dirty_regions')
@@ -126,31 +183,31 @@ dst_round() {
 	until [[ "$(dstadm status brs --json | jq -r "$state")" == connected ]]; do
 		sleep 0.05
 	done
-	[[ "$3" == 0 ]] || app "$DEV"
-	sync=/sys/block/${DEV#/dev/}/dst/node1/sync
-	# Polled in sysfs every 50 ms, as md below, without a fork: the
-	# polls forked a cat and a sleep before da22811, and with the resync
-	# that cut dst's application share to about half, though the same
-	# polling cost an in-sync mirror nothing.
-	until sys_is "$sync" in-sync; do
-		nap
-	done
-	DST_S=$(klog_secs "$log0" "node1: reconnected to" "brs: node1 in sync")
-	if [[ "$3" != 0 ]]; then
-		app_then "$DEV"
-		DST_APP=$APP_DURING DST_IDLE=$APP_AFTER
+	if [[ "$2" == 1 ]]; then
+		toggle "$DEV" dst_pause dst_resume dst_copied
+		ENDED=0
+		sys_is "$sync" in-sync && ENDED=1
+		echo "bench: dst app $ON_MBS MB/s resyncing, $OFF_MBS paused"
+	else
+		# Polled in sysfs every 50 ms, as md below, without a fork: the
+		# polls forked a cat and a sleep before da22811, and with the
+		# resync that cut dst's application share to about half.
+		until sys_is "$sync" in-sync; do
+			nap
+		done
+		DST_S=$(klog_secs "$log0" "node1: reconnected to" "brs: node1 in sync")
+		echo "bench: dst resynced $dirty dirty regions in $DST_S s"
 	fi
-	echo "bench: dst resynced $dirty dirty regions in $DST_S s${DST_APP:+, app $DST_APP MB/s, $DST_IDLE MB/s after}"
 	bounded 60 dstadm delete brs
 	bounded 30 dstadm unexport brsx
 }
 
-# md_round KIBS WITH_APP MEMBER: the same with md raid1, its second
-# member ram1 itself (MEMBER local) or a dst import of an export of it
-# over loopback (MEMBER remote: the same network leg as dst's mirror, so
-# that only the mirrors differ); sets MD_S (and MD_APP, MD_IDLE).
+# md_round KIBS TOGGLE MEMBER: the same with md raid1, its second member
+# ram1 itself (MEMBER local) or a dst import of an export of it over
+# loopback (MEMBER remote: the same network leg as dst's mirror, so that
+# only the mirrors differ); sets MD_S, or the application's numbers.
 md_round() {
-	local stride=$(($2 == 0 ? 10 : 2)) member=/dev/ram1 out
+	local stride=$(($2 == 0 ? 10 : 1)) member=/dev/ram1 out
 	fresh_rams
 	if [[ "$3" == remote ]]; then
 		bounded 30 dstadm export brsx --device /dev/ram1 --listen 127.0.0.1:$PORT
@@ -167,17 +224,19 @@ md_round() {
 	scatter /dev/md0 "$stride"
 	log0=$(klog_count)
 	bounded 60 mdadm /dev/md0 --re-add "$member" >/dev/null 2>&1
-	[[ "$2" == 0 ]] || app /dev/md0
-	until sys_is /sys/block/md0/md/degraded 0 &&
-		sys_is /sys/block/md0/md/sync_action idle; do
-		nap
-	done
-	MD_S=$(klog_secs "$log0" "md: recovery of RAID array md0" "md: md0: recovery done")
-	if [[ "$2" != 0 ]]; then
-		app_then /dev/md0
-		MD_APP=$APP_DURING MD_IDLE=$APP_AFTER
+	if [[ "$2" == 1 ]]; then
+		toggle /dev/md0 md_pause md_resume md_copied
+		ENDED=0
+		sys_is /sys/block/md0/md/degraded 0 && ENDED=1
+		echo "bench: md ($3 member) app $ON_MBS MB/s recovering, $OFF_MBS frozen"
+	else
+		until sys_is /sys/block/md0/md/degraded 0 &&
+			sys_is /sys/block/md0/md/sync_action idle; do
+			nap
+		done
+		MD_S=$(klog_secs "$log0" "md: recovery of RAID array md0" "md: md0: recovery done")
+		echo "bench: md ($3 member) re-add recovered in $MD_S s"
 	fi
-	echo "bench: md ($3 member) re-add recovered in $MD_S s${MD_APP:+, app $MD_APP MB/s, $MD_IDLE MB/s after}"
 	bounded 60 mdadm --stop /dev/md0 >/dev/null 2>&1
 	if [[ "$3" == remote ]]; then
 		bounded 60 dstadm delete bri
@@ -191,38 +250,39 @@ mean() {
 		END { if (bad || !n) printf "-"; else printf "%.2f", s / n }'
 }
 
-# row PEER ROUND SECONDS DURING AFTER: a line of the throttled table; a
-# resync shorter than the application's run says so.
-row() {
-	local short=''
-	awk -v s="$3" -v a=$APP_SECS 'BEGIN { exit !(s < a) }' && short=' (resync ended first)'
-	printf '%-6s %5s %10s %15s %14s %6s%s\n' "$1" "$2" "$3" "$4" "$5" "$(ratio "$4" "$5")" "$short"
+# toggled PEER ROUND: a line of the throttled table in ROWS from
+# toggle's numbers, and the round's share and latency ratio kept in
+# SHARES[PEER], LATS[PEER] and COPIES[PEER].
+declare -A SHARES LATS COPIES
+toggled() {
+	local share lat row short=''
+	share=$(ratio "$ON_MBS" "$OFF_MBS")
+	lat=$(ratio "$ON_LAT" "$OFF_LAT")
+	((ENDED == 0)) || short=' (resync ended first)'
+	printf -v row '%-6s %5s %9s %9s %6s %9s %9s %6s %7s%s' "$1" "$2" "$ON_MBS" "$OFF_MBS" \
+		"$share" "$ON_LAT" "$OFF_LAT" "$lat" "$COPY_MBS" "$short"
+	ROWS+=("$row")
+	SHARES[$1]+=" $share"
+	LATS[$1]+=" $lat"
+	COPIES[$1]+=" $COPY_MBS"
 }
 
-DST_APP='' DST_IDLE=''
-MD_APP='' MD_IDLE=''
-dst_round 4000M 4000M 0
+dst_round 4000M 0
 FAST_DST=$DST_S
 md_round 4000000 0 local
 FAST_MD=$MD_S
 md_round 4000000 0 remote
 FAST_MDR=$MD_S
-ROWS=() DST_SHARES=() MD_SHARES=() MDR_SHARES=()
+ROWS=()
 for ((k = 1; k <= ROUNDS; k++)); do
-	dst_round $SLOW $SLOW 1
-	ROWS+=("$(row dst "$k" "$DST_S" "$DST_APP" "$DST_IDLE")")
-	DST_SHARES+=("$(ratio "$DST_APP" "$DST_IDLE")")
+	dst_round $SLOW 1
+	toggled dst "$k"
 	md_round $SLOW_KIBS 1 local
-	ROWS+=("$(row md "$k" "$MD_S" "$MD_APP" "$MD_IDLE")")
-	MD_SHARES+=("$(ratio "$MD_APP" "$MD_IDLE")")
+	toggled md "$k"
 	md_round $SLOW_KIBS 1 remote
-	ROWS+=("$(row md-dst "$k" "$MD_S" "$MD_APP" "$MD_IDLE")")
-	MDR_SHARES+=("$(ratio "$MD_APP" "$MD_IDLE")")
+	toggled md-dst "$k"
 done
-DST_SHARE=$(mean "${DST_SHARES[@]}")
-MD_SHARE=$(mean "${MD_SHARES[@]}")
-MDR_SHARE=$(mean "${MDR_SHARES[@]}")
-
+# shellcheck disable=SC2086 # the lists of numbers split on purpose
 {
 	echo "dst resync bench: ${MIB} MiB legs, 1 MiB regions; md: raid1 with an internal bitmap,"
 	echo "its second member ram1 itself (md) or a dst import of it over loopback (md-dst),"
@@ -231,11 +291,20 @@ MDR_SHARE=$(mean "${MDR_SHARES[@]}")
 	printf '%-6s %8s\n' peer seconds dst "$FAST_DST" md "$FAST_MD" md-dst "$FAST_MDR"
 	printf 'resync time dst/md %s, dst/md-dst %s (target <= 1.00)\n' \
 		"$(ratio "$FAST_DST" "$FAST_MD")" "$(ratio "$FAST_DST" "$FAST_MDR")"
-	echo "at $SLOW/s, 50 % of the regions written, fio for ${APP_SECS} s during the resync and after it:"
-	printf '%-6s %5s %10s %15s %14s %6s\n' peer round seconds "app MB/s then" "app MB/s after" kept
+	echo "at $SLOW/s, every region written: fio 4 KiB randrw QD 8 for ${TOGGLE_SECS} s, the"
+	echo "resync running and paused by turns (ABBA) every ${PHASE} s (MB/s and write latency"
+	echo "in ms, means of the seconds; kept = running/paused, lat x = its latency/paused;"
+	echo "copy: the resync's MB/s while it ran, from dst's resync_bytes, md's /proc/mdstat)"
+	printf '%-6s %5s %9s %9s %6s %9s %9s %6s %7s\n' peer round "MB/s run" "MB/s off" kept \
+		"lat run" "lat off" "lat x" copy
 	printf '%s\n' "${ROWS[@]}"
-	printf 'share kept (means of %s rounds): dst %s, md %s, md-dst %s\n' \
-		"$ROUNDS" "$DST_SHARE" "$MD_SHARE" "$MDR_SHARE"
+	printf 'share kept (means of %s rounds): dst %s, md %s, md-dst %s\n' "$ROUNDS" \
+		"$(mean ${SHARES[dst]})" "$(mean ${SHARES[md]})" "$(mean ${SHARES[md-dst]})"
 	printf 'dst/md %s, dst/md-dst %s (target >= 1.00)\n' \
-		"$(ratio "$DST_SHARE" "$MD_SHARE")" "$(ratio "$DST_SHARE" "$MDR_SHARE")"
+		"$(ratio "$(mean ${SHARES[dst]})" "$(mean ${SHARES[md]})")" \
+		"$(ratio "$(mean ${SHARES[dst]})" "$(mean ${SHARES[md-dst]})")"
+	printf 'write latency running/paused (means): dst %s, md %s, md-dst %s\n' \
+		"$(mean ${LATS[dst]})" "$(mean ${LATS[md]})" "$(mean ${LATS[md-dst]})"
+	printf 'resync MB/s while it ran (means): dst %s, md %s, md-dst %s\n' \
+		"$(mean ${COPIES[dst]})" "$(mean ${COPIES[md]})" "$(mean ${COPIES[md-dst]})"
 } | tee "$OUT/bench-resync.txt"
