@@ -49,7 +49,7 @@ sleep 2
 copied=$(($(storage_field m resync_bytes) - c0))
 ((copied <= 512 << 10)) || fail "resync copied $copied bytes in 2 s at 1 KiB/s"
 # Faster now: the thread sleeping under the old limit goes on at once
-# (before, it slept out its minute); wait returns when in sync.
+# (before, it slept out those minutes); wait returns when in sync.
 echo 400000 >"$SYS/resync_min"
 echo 400000 >"$SYS/resync_max"
 [[ "$(storage_field m resync_max)" == $((400000 << 10)) ]] || fail "sysfs write of resync_max not in status"

@@ -131,10 +131,12 @@ remote_cleanup() {
 	exit "$rc"
 }
 
-# nothing_left: no storage and no export remains.
+# nothing_left [KEEP]: no storage (but the storage KEEP) and no export remains.
+# shellcheck disable=SC2120 # KEEP is optional; most callers pass none
 nothing_left() {
 	local s
 	s=$(status_json) || fail "dstadm status --json failed"
-	jq -e '(.storages | length) == 0 and ((.exports // []) | length) == 0' <<<"$s" >/dev/null ||
-		fail "storages or exports left: $s"
+	jq -e --arg keep "${1:-}" \
+		'[(.storages // [])[].name] == ([$keep] - [""]) and ((.exports // []) | length) == 0' \
+		<<<"$s" >/dev/null || fail "storages${1:+ but $1} or exports left: $s"
 }
