@@ -176,13 +176,14 @@ options_documented() {
 		[[ -n "$entry" ]] || { echo "$c: no entry in man/dstadm.8"; rc=1; continue; }
 		while read -r short long; do
 			[[ "$long" == help ]] && continue
+			[[ "$short" == - ]] && short=
 			n=$((n + 1))
 			grep -qF -- "\\-\\-${long//-/\\-}" <<<"$entry" ||
 				{ echo "$c --$long: not in its entry of man/dstadm.8"; rc=1; }
 			[[ -z "$short" ]] || grep -qF -- "\\-$short\\fR" <<<"$entry" ||
 				{ echo "$c -$short (--$long): not in its entry of man/dstadm.8"; rc=1; }
 		done < <("$ROOT/dstadm/dstadm" help "$c" |
-			sed -n 's/^  \(-\(.\), \)\?  *--\([a-z-]*\).*/\2 \3/p; s/^  -\(.\), --\([a-z-]*\).*/\1 \2/p' | sort -u)
+			sed -n 's/^    *--\([a-z-]*\).*/- \1/p; s/^  -\(.\), --\([a-z-]*\).*/\1 \2/p' | sort -u)
 	done
 	((n > 30)) || { echo "only $n options found in dstadm help"; rc=1; }
 	return $rc
