@@ -125,6 +125,21 @@ struct dst_node_limits {
 	u64 features;
 };
 
+/*
+ * TLS on a node's or an export's connections, as the agent is told to do
+ * it: enum dst_tls_mode, the PSK (the secret), PEM file paths and the
+ * name the export's certificate must have.
+ */
+struct dst_tls {
+	u32 mode;
+	u8 *psk;
+	unsigned int psk_len;
+	char *cert;
+	char *key;
+	char *ca;
+	char *name;
+};
+
 /* How a remote node behaves; 0 for the defaults. */
 struct dst_remote_opts {
 	unsigned int timeout;		/* seconds a request may take */
@@ -133,6 +148,7 @@ struct dst_remote_opts {
 	const u8 *secret;		/* shared secret, NULL for none */
 	unsigned int secret_len;
 	bool integrity;			/* CRC32C on every message */
+	const struct dst_tls *tls;	/* NULL: none */
 };
 
 struct dst_access;
@@ -145,6 +161,7 @@ struct dst_export_opts {
 	unsigned int secret_len;
 	bool integrity;			/* clients must use CRC32C */
 	bool shared;			/* writers of many sessions */
+	const struct dst_tls *tls;	/* NULL: none */
 };
 
 /**
@@ -309,6 +326,7 @@ unsigned int dst_remote_reconnects(struct dst_remote *r);
 void dst_remote_notify(struct dst_remote *r, wait_queue_head_t *wq);
 void dst_remote_get_opts(struct dst_remote *r, struct dst_remote_opts *opts);
 bool dst_remote_auth(struct dst_remote *r);
+const struct dst_tls *dst_remote_tls(struct dst_remote *r);
 u64 dst_remote_crc_errors(struct dst_remote *r);
 u64 dst_remote_session(struct dst_remote *r);
 u64 dst_remote_size(struct dst_remote *r);
@@ -332,6 +350,18 @@ void dst_wait_for_stop(void);
 int dst_sock_recv_bio(struct socket *sock, struct bio *bio);
 void dst_sock_setup(struct socket *sock, bool memalloc, unsigned int timeout);
 void dst_sock_release(struct socket *sock);
+int dst_sock_file(struct socket *sock);
+
+/* TLS handshakes through the agent: tls.c */
+struct dst_tls *dst_tls_dup(const struct dst_tls *tls);
+void dst_tls_free(struct dst_tls *tls);
+int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
+		      bool server, const struct sockaddr_storage *peer,
+		      unsigned long timeout, const char **why);
+int dst_tls_accept(struct sk_buff *skb);
+int dst_tls_fill(struct sk_buff *skb, const struct dst_tls *tls, int mode,
+		 int cert, int key, int ca, int name);
+int dst_tls_done(u32 id, int status, const char *message);
 blk_status_t dst_status_to_blk(u32 status);
 u32 dst_errno_to_status(int err);
 
@@ -406,6 +436,8 @@ static inline u32 dst_csum_count(u32 len)
 	return DIV_ROUND_UP(len, DST_CSUM_BLOCK);
 }
 
+bool dst_genl_tls_agent(void);
+void dst_genl_tls_request(u32 id);
 int dst_genl_init(void);
 void dst_genl_exit(void);
 

@@ -107,6 +107,9 @@ static int dst_export_accept(void *data)
 			       exp->name, err);
 			break;
 		}
+		/* For the TLS agent; on failure the socket is gone. */
+		if (exp->tls && dst_sock_file(sock))
+			continue;
 		dst_client_start(exp, sock);
 	}
 	/* Wait for dst_export_destroy(). */
@@ -208,6 +211,13 @@ struct dst_export *dst_export_create(const char *name, const char *path,
 			goto err_free;
 		}
 	}
+	if (opts->tls) {
+		exp->tls = dst_tls_dup(opts->tls);
+		if (!exp->tls) {
+			err = -ENOMEM;
+			goto err_free;
+		}
+	}
 
 	exp->bdev = blkdev_get_by_path(path, exp->mode, exp);
 	if (IS_ERR(exp->bdev)) {
@@ -235,10 +245,10 @@ struct dst_export *dst_export_create(const char *name, const char *path,
 		goto err_xa;
 	}
 	__module_get(THIS_MODULE);
-	pr_info("export %s: %s on %pISpc%s%s%s%s\n", exp->name, exp->path,
+	pr_info("export %s: %s on %pISpc%s%s%s%s%s\n", exp->name, exp->path,
 		&exp->addr, exp->read_only ? ", read-only" : "",
 		exp->auth ? ", secret" : "", exp->integrity ? ", crc32c" : "",
-		exp->shared ? ", shared" : "");
+		exp->shared ? ", shared" : "", exp->tls ? ", tls" : "");
 	if (!exp->acl)
 		pr_info("export %s: no allow list, accepting loopback clients only\n",
 			exp->name);
@@ -251,6 +261,7 @@ err_sock:
 err_bdev:
 	blkdev_put(exp->bdev, exp->mode);
 err_free:
+	dst_tls_free(exp->tls);
 	dst_auth_free(exp->auth);
 	dst_access_free(exp->acl);
 	kfree(exp);
@@ -311,6 +322,7 @@ void dst_export_destroy(struct dst_export *exp)
 
 	blkdev_put(exp->bdev, exp->mode);
 	pr_info("export %s: stopped\n", exp->name);
+	dst_tls_free(exp->tls);
 	dst_auth_free(exp->auth);
 	dst_access_free(exp->acl);
 	kfree(exp);
@@ -345,6 +357,9 @@ int dst_export_fill(struct sk_buff *skb, struct dst_export *exp)
 	    (exp->integrity && nla_put_flag(skb, DST_EXPORT_A_INTEGRITY)) ||
 	    (exp->shared && nla_put_flag(skb, DST_EXPORT_A_SHARED)) ||
 	    dst_access_fill(skb, DST_EXPORT_A_ALLOW, exp->acl) ||
+	    dst_tls_fill(skb, exp->tls, DST_EXPORT_A_TLS,
+			 DST_EXPORT_A_TLS_CERT, DST_EXPORT_A_TLS_KEY,
+			 DST_EXPORT_A_TLS_CA, 0) ||
 	    dst_export_fill_clients(skb, exp)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;

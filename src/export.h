@@ -41,6 +41,7 @@
  * @crc_errors:	checksum mismatches of clients' messages
  * @acl:	allow list, NULL: loopback clients only
  * @auth:	the keyed HMAC of the secret, NULL for none
+ * @tls:	TLS on each connection, NULL for none
  * @integrity:	clients must use CRC32C
  * @shared:	clients of more than one session may write
  * @size:	bytes served, and what the device can do
@@ -70,6 +71,7 @@ struct dst_export {
 	atomic64_t crc_errors;
 	struct dst_access *acl;
 	struct crypto_shash *auth;
+	struct dst_tls *tls;
 	bool integrity;
 	bool shared;
 	u64 size;

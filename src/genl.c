@@ -71,6 +71,15 @@ static const struct nla_policy dst_node_policy[DST_NODE_A_MAX + 1] = {
 	[DST_NODE_A_WRITE_MOSTLY] = { .type = NLA_FLAG },
 	[DST_NODE_A_WRITE_BEHIND] = NLA_POLICY_MAX(NLA_U32, DST_MAX_WRITE_BEHIND),
 	[DST_NODE_A_BEHIND]	= { .type = NLA_REJECT },
+	[DST_NODE_A_TLS]	= NLA_POLICY_MAX(NLA_U32, __DST_TLS_MODE_MAX - 1),
+	[DST_NODE_A_TLS_CERT]	= { .type = NLA_NUL_STRING,
+				    .len = DST_TLS_PATH_MAX - 1 },
+	[DST_NODE_A_TLS_KEY]	= { .type = NLA_NUL_STRING,
+				    .len = DST_TLS_PATH_MAX - 1 },
+	[DST_NODE_A_TLS_CA]	= { .type = NLA_NUL_STRING,
+				    .len = DST_TLS_PATH_MAX - 1 },
+	[DST_NODE_A_TLS_NAME]	= { .type = NLA_NUL_STRING,
+				    .len = DST_TLS_PATH_MAX - 1 },
 };
 
 static const struct nla_policy dst_export_policy[DST_EXPORT_A_MAX + 1] = {
@@ -94,6 +103,30 @@ static const struct nla_policy dst_export_policy[DST_EXPORT_A_MAX + 1] = {
 	[DST_EXPORT_A_CRC_ERRORS] = { .type = NLA_REJECT },
 	[DST_EXPORT_A_CLIENT_LIST] = { .type = NLA_REJECT },
 	[DST_EXPORT_A_SHARED]	= { .type = NLA_FLAG },
+	[DST_EXPORT_A_TLS]	= NLA_POLICY_MAX(NLA_U32, __DST_TLS_MODE_MAX - 1),
+	[DST_EXPORT_A_TLS_CERT]	= { .type = NLA_NUL_STRING,
+				    .len = DST_TLS_PATH_MAX - 1 },
+	[DST_EXPORT_A_TLS_KEY]	= { .type = NLA_NUL_STRING,
+				    .len = DST_TLS_PATH_MAX - 1 },
+	[DST_EXPORT_A_TLS_CA]	= { .type = NLA_NUL_STRING,
+				    .len = DST_TLS_PATH_MAX - 1 },
+};
+
+/* DONE is the agent's only request with attributes. */
+static const struct nla_policy dst_tls_policy[DST_TLS_A_MAX + 1] = {
+	[DST_TLS_A_ID]		= { .type = NLA_U32 },
+	[DST_TLS_A_FD]		= { .type = NLA_REJECT },
+	[DST_TLS_A_ROLE]	= { .type = NLA_REJECT },
+	[DST_TLS_A_MODE]	= { .type = NLA_REJECT },
+	[DST_TLS_A_PSK]		= { .type = NLA_REJECT },
+	[DST_TLS_A_CERT]	= { .type = NLA_REJECT },
+	[DST_TLS_A_KEY]		= { .type = NLA_REJECT },
+	[DST_TLS_A_CA]		= { .type = NLA_REJECT },
+	[DST_TLS_A_NAME]	= { .type = NLA_REJECT },
+	[DST_TLS_A_PEER]	= { .type = NLA_REJECT },
+	[DST_TLS_A_TIMEOUT]	= { .type = NLA_REJECT },
+	[DST_TLS_A_STATUS]	= NLA_POLICY_MAX(NLA_U32, MAX_ERRNO),
+	[DST_TLS_A_MESSAGE]	= { .type = NLA_NUL_STRING, .len = 255 },
 };
 
 static const struct nla_policy dst_policy[DST_A_MAX + 1] = {
@@ -104,16 +137,21 @@ static const struct nla_policy dst_policy[DST_A_MAX + 1] = {
 	[DST_A_EXPORT]	= NLA_POLICY_NESTED(dst_export_policy),
 	[DST_A_EVENT]	= { .type = NLA_REJECT },
 	[DST_A_CLIENT]	= { .type = NLA_REJECT },
+	[DST_A_TLS]	= NLA_POLICY_NESTED(dst_tls_policy),
 };
 
 enum dst_mcgrp {
 	DST_MCGRP_EVENTS,
+	DST_MCGRP_TLS,
 };
 
 static const struct genl_multicast_group dst_mcgrps[] = {
 	/* Events carry paths, addresses and allow lists: admins only. */
 	[DST_MCGRP_EVENTS] = { .name = DST_GENL_MCGRP_EVENTS,
 			       .flags = GENL_MCAST_CAP_NET_ADMIN },
+	/* Its members are taken for TLS agents. */
+	[DST_MCGRP_TLS] = { .name = DST_GENL_MCGRP_TLS,
+			    .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 static struct genl_family dst_genl_family;
@@ -617,6 +655,83 @@ static int dst_genl_addr(struct genl_info *info, const struct nlattr *attr,
 	return 0;
 }
 
+/* The attributes of TLS in a node's or an export's nest; name 0: none. */
+struct dst_genl_tls_attrs {
+	int mode, cert, key, ca, name;
+};
+
+static char *dst_genl_tls_path(struct nlattr *attr)
+{
+	return attr ? nla_data(attr) : NULL;
+}
+
+/*
+ * The TLS that a node (@client) or an export asks for, pointing into the
+ * request: PSK takes the secret, X.509 absolute paths of PEM files.  An
+ * export needs its certificate and key, and with a CA asks the clients
+ * for theirs; a node needs the CA and the name to check the export by,
+ * and may have a certificate of its own.  0 with @tls->mode 0: none.
+ */
+static int dst_genl_tls(struct genl_info *info, struct nlattr **tb,
+			const struct dst_genl_tls_attrs *a,
+			const struct nlattr *secret, bool client,
+			struct dst_tls *tls)
+{
+	const int files[] = { a->cert, a->key, a->ca, a->name };
+	int i;
+
+	memset(tls, 0, sizeof(*tls));
+	if (tb[a->mode])
+		tls->mode = nla_get_u32(tb[a->mode]);
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		if (!files[i] || !tb[files[i]])
+			continue;
+		if (tls->mode != DST_TLS_X509) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[files[i]],
+					    "certificates and names are for TLS with X.509");
+			return -EINVAL;
+		}
+		if (files[i] != a->name && *(char *)nla_data(tb[files[i]]) != '/') {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[files[i]],
+					    "not an absolute path");
+			return -EINVAL;
+		}
+	}
+	tls->cert = dst_genl_tls_path(tb[a->cert]);
+	tls->key = dst_genl_tls_path(tb[a->key]);
+	tls->ca = dst_genl_tls_path(tb[a->ca]);
+	if (a->name)
+		tls->name = dst_genl_tls_path(tb[a->name]);
+	switch (tls->mode) {
+	case DST_TLS_PSK:
+		if (!secret) {
+			NL_SET_ERR_MSG(info->extack, "TLS with PSK needs a secret");
+			return -EINVAL;
+		}
+		tls->psk = nla_data(secret);
+		tls->psk_len = nla_len(secret);
+		break;
+	case DST_TLS_X509:
+		if (!tls->cert != !tls->key) {
+			NL_SET_ERR_MSG(info->extack,
+				       "a certificate needs its key, and the reverse");
+			return -EINVAL;
+		}
+		if (!client && !tls->cert) {
+			NL_SET_ERR_MSG(info->extack,
+				       "TLS with X.509 needs the export's certificate and key");
+			return -EINVAL;
+		}
+		if (client && (!tls->ca || !tls->name || !*tls->name)) {
+			NL_SET_ERR_MSG(info->extack,
+				       "TLS with X.509 needs the CA and the name to check the export by");
+			return -EINVAL;
+		}
+		break;
+	}
+	return 0;
+}
+
 /* Reply to NODE_ADD with the id of the new node. */
 static int dst_genl_node_reply(struct genl_info *info, u32 id)
 {
@@ -651,8 +766,13 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 	struct sockaddr_storage addr;
 	struct dst_node *node = NULL;
 	struct dst_storage *st;
+	static const struct dst_genl_tls_attrs tls_attrs = {
+		DST_NODE_A_TLS, DST_NODE_A_TLS_CERT, DST_NODE_A_TLS_KEY,
+		DST_NODE_A_TLS_CA, DST_NODE_A_TLS_NAME,
+	};
 	struct dst_remote_opts opts = {};
 	const char *why = NULL, *path = NULL;
+	struct dst_tls tls;
 	u32 type, id = 0, write_behind = 0;
 	bool write_mostly;
 	int err, len = 0;
@@ -688,9 +808,9 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 	if (type == DST_NODE_LOCAL &&
 	    (tb[DST_NODE_A_TIMEOUT] || tb[DST_NODE_A_DEAD_TIMEOUT] ||
 	     tb[DST_NODE_A_RECONNECT_MAX] || tb[DST_NODE_A_SECRET] ||
-	     tb[DST_NODE_A_INTEGRITY])) {
+	     tb[DST_NODE_A_INTEGRITY] || tb[DST_NODE_A_TLS])) {
 		NL_SET_ERR_MSG(info->extack,
-			       "timeouts, reconnects, secrets and integrity are for remote nodes");
+			       "timeouts, reconnects, secrets, integrity and TLS are for remote nodes");
 		return -EINVAL;
 	}
 	write_mostly = nla_get_flag(tb[DST_NODE_A_WRITE_MOSTLY]);
@@ -706,6 +826,12 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 		opts.secret_len = nla_len(tb[DST_NODE_A_SECRET]);
 	}
 	opts.integrity = nla_get_flag(tb[DST_NODE_A_INTEGRITY]);
+	err = dst_genl_tls(info, tb, &tls_attrs, tb[DST_NODE_A_SECRET], true,
+			   &tls);
+	if (err)
+		return err;
+	if (tls.mode)
+		opts.tls = &tls;
 	err = dst_genl_seconds(info, tb[DST_NODE_A_TIMEOUT], DST_MAX_TIMEOUT,
 			       "timeout longer than a day", &opts.timeout) ?:
 	      dst_genl_seconds(info, tb[DST_NODE_A_DEAD_TIMEOUT],
@@ -869,9 +995,14 @@ static int dst_genl_export_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *nest = info->attrs[DST_A_EXPORT];
 	struct nlattr *tb[DST_EXPORT_A_MAX + 1];
+	static const struct dst_genl_tls_attrs tls_attrs = {
+		DST_EXPORT_A_TLS, DST_EXPORT_A_TLS_CERT, DST_EXPORT_A_TLS_KEY,
+		DST_EXPORT_A_TLS_CA, 0,
+	};
 	struct dst_export_opts opts = {};
 	struct sockaddr_storage addr;
 	struct dst_export *exp;
+	struct dst_tls tls;
 	const char *why = NULL;
 	const char *path;
 	int err, len;
@@ -898,6 +1029,12 @@ static int dst_genl_export_new(struct sk_buff *skb, struct genl_info *info)
 		opts.secret = nla_data(tb[DST_EXPORT_A_SECRET]);
 		opts.secret_len = nla_len(tb[DST_EXPORT_A_SECRET]);
 	}
+	err = dst_genl_tls(info, tb, &tls_attrs, tb[DST_EXPORT_A_SECRET],
+			   false, &tls);
+	if (err)
+		return err;
+	if (tls.mode)
+		opts.tls = &tls;
 
 	dst_export_lock();
 	if (dst_export_find(nla_data(tb[DST_EXPORT_A_NAME]))) {
@@ -1074,6 +1211,85 @@ static int dst_genl_export_dump(struct sk_buff *skb, struct netlink_callback *cb
 	return err ?: skb->len;
 }
 
+/* Whether a TLS agent listens for handshake requests. */
+bool dst_genl_tls_agent(void)
+{
+	return genl_has_listeners(&dst_genl_family, &init_net, DST_MCGRP_TLS);
+}
+
+/* Tell the agents that the connection @id waits for its handshake. */
+void dst_genl_tls_request(u32 id)
+{
+	struct nlattr *nest;
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = genlmsg_new(nla_total_size(nla_total_size(sizeof(u32))),
+			  GFP_KERNEL);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &dst_genl_family, 0, DST_CMD_TLS_REQUEST);
+	if (!hdr)
+		goto err;
+	nest = nla_nest_start(skb, DST_A_TLS);
+	if (!nest || nla_put_u32(skb, DST_TLS_A_ID, id))
+		goto err;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&dst_genl_family, skb, 0, DST_MCGRP_TLS, GFP_KERNEL);
+	return;
+err:
+	nlmsg_free(skb);
+}
+
+static int dst_genl_tls_accept(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *reply;
+	void *hdr;
+	int err;
+
+	reply = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!reply)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(reply, info, &dst_genl_family, 0,
+				DST_CMD_TLS_ACCEPT);
+	err = hdr ? dst_tls_accept(reply) : -EMSGSIZE;
+	if (err) {
+		nlmsg_free(reply);
+		if (err == -ENOENT)
+			NL_SET_ERR_MSG(info->extack,
+				       "no connection waits for a TLS handshake");
+		return err;
+	}
+	genlmsg_end(reply, hdr);
+	return genlmsg_reply(reply, info);
+}
+
+static int dst_genl_tls_done(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *nest = info->attrs[DST_A_TLS];
+	struct nlattr *tb[DST_TLS_A_MAX + 1];
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, DST_A_TLS))
+		return -EINVAL;
+	err = nla_parse_nested(tb, DST_TLS_A_MAX, nest, dst_tls_policy,
+			       info->extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_TLS_A_ID) ||
+	    NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_TLS_A_STATUS))
+		return -EINVAL;
+	err = dst_tls_done(nla_get_u32(tb[DST_TLS_A_ID]),
+			   -(int)nla_get_u32(tb[DST_TLS_A_STATUS]),
+			   tb[DST_TLS_A_MESSAGE] ?
+			   nla_data(tb[DST_TLS_A_MESSAGE]) : NULL);
+	if (err)
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_TLS_A_ID],
+				    "no such handshake waits for its end");
+	return err;
+}
+
 static const struct genl_small_ops dst_genl_ops[] = {
 	{
 		.cmd	= DST_CMD_INFO,
@@ -1146,6 +1362,16 @@ static const struct genl_small_ops dst_genl_ops[] = {
 		.cmd	= DST_CMD_STORAGE_VERIFY,
 		.flags	= GENL_ADMIN_PERM,
 		.doit	= dst_genl_storage_verify,
+	},
+	{
+		.cmd	= DST_CMD_TLS_ACCEPT,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= dst_genl_tls_accept,
+	},
+	{
+		.cmd	= DST_CMD_TLS_DONE,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= dst_genl_tls_done,
 	},
 };
 

@@ -31,7 +31,8 @@
  * (resize.c).
  *
  * With a secret, the handshake of auth.c proves both ends; a node that has
- * one refuses an export that does not.  With integrity, CRC32C is asked
+ * one refuses an export that does not.  With TLS, each connection has its
+ * TLS handshake done by the agent (tls.c) before dst's hello.  With integrity, CRC32C is asked
  * for and required: a reply whose header checksum is wrong ends the
  * connection, a read whose data checksum is wrong fails with EIO.
  */
@@ -85,6 +86,7 @@ struct dst_remote_req {
  *		older connections of a session before it answers a new one
  * @generation:	connections tried so far, the newest's in its hello
  * @auth:	the keyed HMAC of the secret, NULL for none
+ * @tls:	TLS on each connection, NULL for none
  * @integrity:	CRC32C asked for and required
  * @crc_errors:	checksum mismatches seen by either end
  * @size:	the export's size as it said last; the node's may lag behind
@@ -113,6 +115,7 @@ struct dst_remote {
 	u64 session;
 	u32 generation;
 	struct crypto_shash *auth;
+	struct dst_tls *tls;
 	bool integrity;
 	atomic64_t crc_errors;
 	u64 size;
@@ -756,6 +759,9 @@ static int dst_remote_refused(struct dst_remote *r,
 	case DST_EBUSY:
 		*why = "another client writes to the export, which is not shared";
 		return -EBUSY;
+	case DST_ETLS:
+		*why = "the export needs TLS";
+		return -EACCES;
 	default:
 		*why = "the export refused the connection";
 		return -ECONNREFUSED;
@@ -884,7 +890,13 @@ static int dst_remote_handshake(struct dst_remote *r, struct socket *sock,
 	return 0;
 
 no_hello:
-	*why = "no hello from the export";
+	/*
+	 * In TLS 1.3 the export checks this host's certificate after the
+	 * handshake is done here: its refusal is an alert record.
+	 */
+	*why = r->tls && err == -EIO ?
+	       "the export ended TLS with an alert (did it refuse this host's certificate?)" :
+	       "no hello from the export";
 	return err;
 }
 
@@ -928,12 +940,17 @@ static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 		*why = "cannot create a socket";
 		return err;
 	}
+	/* On failure it took the socket with it. */
+	if (r->tls && dst_sock_file(sock)) {
+		*why = "cannot create a socket";
+		return -ENOMEM;
+	}
 	sock->sk->sk_sndtimeo = timeout;
 	sock->sk->sk_rcvtimeo = timeout;
 	mutex_lock(&r->sock_lock);
 	if (READ_ONCE(r->stopping)) {
 		mutex_unlock(&r->sock_lock);
-		sock_release(sock);
+		dst_sock_release(sock);
 		*why = "stopping";
 		return -EINTR;
 	}
@@ -946,7 +963,10 @@ static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 	connected = !err;
 	if (err)
 		*why = dst_connect_error(err);
-	else
+	else if (r->tls)
+		err = dst_tls_handshake(sock, r->tls, false, &r->addr,
+					timeout, why);
+	if (connected && !err)
 		err = dst_remote_handshake(r, sock, h, why);
 	if (dst_deadline_end(&deadline)) {
 		*why = connected ? "the export did not complete the handshake in time" :
@@ -957,7 +977,7 @@ static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 		mutex_lock(&r->sock_lock);
 		r->sock = NULL;
 		mutex_unlock(&r->sock_lock);
-		sock_release(sock);
+		dst_sock_release(sock);
 		return err;
 	}
 	/* TCP never gives up before the node's own timeout does. */
@@ -1101,6 +1121,13 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 			goto err_free;
 		}
 	}
+	if (opts->tls) {
+		r->tls = dst_tls_dup(opts->tls);
+		if (!r->tls) {
+			err = -ENOMEM;
+			goto err_free;
+		}
+	}
 
 	err = dst_remote_dial(r, &h, why);
 	if (err)
@@ -1112,6 +1139,7 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 	return r;
 
 err_free:
+	dst_tls_free(r->tls);
 	dst_auth_free(r->auth);
 	kvfree(r);
 	return ERR_PTR(err);
@@ -1149,6 +1177,7 @@ void dst_remote_destroy(struct dst_remote *r)
 	dst_remote_fail_held(r);
 	/* Submitters still sending see the node down and let go. */
 	wait_event(r->wait, !READ_ONCE(r->nr_busy));
+	dst_tls_free(r->tls);
 	dst_auth_free(r->auth);
 	kvfree(r);
 }
@@ -1194,6 +1223,11 @@ void dst_remote_get_opts(struct dst_remote *r, struct dst_remote_opts *opts)
 bool dst_remote_auth(struct dst_remote *r)
 {
 	return r->auth;
+}
+
+const struct dst_tls *dst_remote_tls(struct dst_remote *r)
+{
+	return r->tls;
 }
 
 u64 dst_remote_crc_errors(struct dst_remote *r)

@@ -50,6 +50,7 @@ struct dst_client {
 	bool read_only;
 	bool auth;
 	bool crc;
+	bool tls;
 	struct task_struct *rx;
 	struct work_struct tx_work;
 	spinlock_t lock;		/* done */
@@ -632,7 +633,12 @@ static int dst_client_hello(struct dst_client *c)
 		return err;
 	}
 	if (be32_to_cpu(hello.magic) != DST_HELLO_MAGIC) {
-		dst_client_refuse(c, "bad hello magic");
+		/* A TLS handshake record: its type, then version 3.x. */
+		const u8 *rec = (const u8 *)&hello;
+
+		dst_client_refuse(c, rec[0] == 0x16 && rec[1] == 3 ?
+				  "the client uses TLS, this export does not" :
+				  "bad hello magic");
 		return -EPROTO;
 	}
 	if (be16_to_cpu(hello.version) != DST_PROTO_VERSION) {
@@ -707,6 +713,44 @@ static int dst_client_hello(struct dst_client *c)
 	return dst_sock_send(c->sock, &rep, sizeof(rep), false);
 }
 
+/*
+ * The TLS handshake, through the agent.  A client that sends a dst hello
+ * in plaintext is told, in plaintext, that TLS is needed.
+ */
+static int dst_client_tls(struct dst_client *c)
+{
+	struct dst_export *exp = c->exp;
+	struct msghdr msg = {};
+	const char *why;
+	__be32 magic;
+	struct kvec vec = { .iov_base = &magic, .iov_len = sizeof(magic) };
+	int err;
+
+	err = kernel_recvmsg(c->sock, &msg, &vec, 1, sizeof(magic),
+			     MSG_PEEK | MSG_WAITALL);
+	if (err != sizeof(magic)) {
+		dst_client_refuse(c, "connection closed before a TLS handshake");
+		return err < 0 ? err : -ENOTCONN;
+	}
+	if (be32_to_cpu(magic) == DST_HELLO_MAGIC) {
+		atomic64_inc(&exp->auth_failed);
+		pr_warn_ratelimited("export %s: client %pISpc does not use TLS, which this export needs, closing the connection\n",
+				    exp->name, &c->peer);
+		dst_client_deny(c, DST_ETLS, "this export needs TLS");
+		return -EPERM;
+	}
+	err = dst_tls_handshake(c->sock, exp->tls, true, &c->peer,
+				DST_HELLO_TIMEOUT, &why);
+	if (err) {
+		atomic64_inc(&exp->auth_failed);
+		pr_warn_ratelimited("export %s: client %pISpc: %s, closing the connection\n",
+				    exp->name, &c->peer, why);
+		return err;
+	}
+	c->tls = true;
+	return 0;
+}
+
 static void dst_client_serve(struct dst_client *c)
 {
 	struct dst_export *exp = c->exp;
@@ -717,7 +761,9 @@ static void dst_client_serve(struct dst_client *c)
 
 	dst_deadline_start(&hello_deadline, c->sock, DST_HELLO_TIMEOUT);
 	c->hello_deadline = &hello_deadline;
-	err = dst_client_hello(c);
+	err = exp->tls ? dst_client_tls(c) : 0;
+	if (!err)
+		err = dst_client_hello(c);
 	if (dst_deadline_end(&hello_deadline) && !err)
 		err = -ETIMEDOUT;
 	c->hello_deadline = NULL;
@@ -790,7 +836,7 @@ static int dst_client_rx(void *data)
 	wake_up(&exp->wait);
 
 	pr_debug("export %s: client %pISpc gone\n", exp->name, &c->peer);
-	sock_release(c->sock);
+	dst_sock_release(c->sock);
 	kfree(c);
 	/* The last touch of @exp: dst_export_destroy() may free it now. */
 	if (atomic_dec_and_test(&exp->threads))
@@ -857,7 +903,7 @@ void dst_client_start(struct dst_export *exp, struct socket *sock)
 err_free:
 	kfree(c);
 err_sock:
-	sock_release(sock);
+	dst_sock_release(sock);
 }
 
 int dst_export_fill_clients(struct sk_buff *skb, struct dst_export *exp)
@@ -882,7 +928,8 @@ int dst_export_fill_clients(struct sk_buff *skb, struct dst_export *exp)
 			    sizeof(struct sockaddr_in6), &c->peer) ||
 		    (c->read_only && nla_put_flag(skb, DST_CLIENT_A_READ_ONLY)) ||
 		    (c->auth && nla_put_flag(skb, DST_CLIENT_A_AUTH)) ||
-		    (c->crc && nla_put_flag(skb, DST_CLIENT_A_INTEGRITY)))
+		    (c->crc && nla_put_flag(skb, DST_CLIENT_A_INTEGRITY)) ||
+		    (c->tls && nla_put_flag(skb, DST_CLIENT_A_TLS)))
 			goto out;
 		nla_nest_end(skb, nest);
 	}

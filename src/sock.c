@@ -7,6 +7,7 @@
  * the calling task does no reclaim, as nbd's sock_xmit does.
  */
 #include <linux/bio.h>
+#include <linux/file.h>
 #include <linux/kthread.h>
 #include <linux/blkdev.h>
 #include <linux/net.h>
@@ -82,12 +83,32 @@ bool dst_deadline_end(struct dst_deadline *d)
 	return d->expired;
 }
 
-/* Release a connection that dst_sock_setup() made. */
+/*
+ * Give @sock a file, which a TLS handshake needs to go to the agent (as
+ * nvme-tcp does); it is then released with the file.  On failure @sock
+ * is released already.
+ */
+int dst_sock_file(struct socket *sock)
+{
+	return PTR_ERR_OR_ZERO(sock_alloc_file(sock, O_CLOEXEC, NULL));
+}
+
+/*
+ * Release a connection, set up by dst_sock_setup() or not.  One with a
+ * file (TLS) goes with the file's last reference, after fput() a moment
+ * later; shut down first, so that a reference the agent may still hold
+ * keeps no connection going.
+ */
 void dst_sock_release(struct socket *sock)
 {
 	if (sock_flag(sock->sk, SOCK_MEMALLOC))
 		sk_clear_memalloc(sock->sk);
-	sock_release(sock);
+	if (sock->file) {
+		kernel_sock_shutdown(sock, SHUT_RDWR);
+		fput(sock->file);
+	} else {
+		sock_release(sock);
+	}
 }
 
 /*

@@ -25,6 +25,8 @@
 #define DST_MODULE_NAME		"dst_storage"
 #define DST_GENL_VERSION	1
 #define DST_GENL_MCGRP_EVENTS	"events"
+/* Handshake requests for the TLS agent (dstadm tlsd): see DST_CMD_TLS_*. */
+#define DST_GENL_MCGRP_TLS	"tls"
 
 /* Storage and algorithm names, including the terminating NUL. */
 #define DST_NAME_MAX		32
@@ -85,6 +87,15 @@
  *			the legs of a running mirror in the background, count
  *			the blocks that differ and, with REPAIR, copy them
  *			from the first leg in sync
+ * DST_CMD_TLS_REQUEST	multicast on "tls" only: DST_A_TLS { ID }: a TLS
+ *			connection waits for its handshake; not a request
+ * DST_CMD_TLS_ACCEPT	request: nothing; reply: DST_A_TLS { ID, FD, ROLE,
+ *			MODE, PSK, CERT, KEY, CA, NAME, PEER, TIMEOUT } of the
+ *			oldest connection waiting, its socket installed as FD
+ *			in the caller; ENOENT when none waits
+ * DST_CMD_TLS_DONE	request: DST_A_TLS { ID, STATUS, MESSAGE }: the
+ *			handshake of ID is over; with STATUS 0 the socket has
+ *			the kernel's TLS layer on for both directions
  */
 enum dst_cmd {
 	DST_CMD_UNSPEC,
@@ -103,6 +114,9 @@ enum dst_cmd {
 	DST_CMD_STORAGE_RESIZE,
 	DST_CMD_EXPORT_RESIZE,
 	DST_CMD_STORAGE_VERIFY,
+	DST_CMD_TLS_REQUEST,
+	DST_CMD_TLS_ACCEPT,
+	DST_CMD_TLS_DONE,
 	__DST_CMD_MAX,
 };
 
@@ -118,6 +132,7 @@ enum dst_attr {
 	DST_A_EXPORT,		/* nest: enum dst_export_attr */
 	DST_A_EVENT,		/* nest: enum dst_event_attr (events only) */
 	DST_A_CLIENT,		/* nest: enum dst_client_attr (reply only) */
+	DST_A_TLS,		/* nest: enum dst_tls_attr (TLS commands) */
 	__DST_A_MAX,
 };
 
@@ -287,6 +302,14 @@ enum dst_node_attr {
 	 */
 	DST_NODE_A_WRITE_BEHIND,
 	DST_NODE_A_BEHIND,	/* u32: writes it is behind now (reply only) */
+	/* u32, ADD: remote: enum dst_tls_mode, absent: DST_TLS_NONE; reply */
+	DST_NODE_A_TLS,
+	/* strings, ADD, X.509: absolute paths of PEM files, as DST_TLS_A_* */
+	DST_NODE_A_TLS_CERT,
+	DST_NODE_A_TLS_KEY,
+	DST_NODE_A_TLS_CA,
+	/* string, ADD, X.509: the name the export's certificate must have */
+	DST_NODE_A_TLS_NAME,
 	__DST_NODE_A_MAX,
 };
 
@@ -345,10 +368,62 @@ enum dst_export_attr {
 	 * filesystem's); without it a second writer is refused
 	 */
 	DST_EXPORT_A_SHARED,
+	/* u32, NEW: enum dst_tls_mode, absent: DST_TLS_NONE; reply */
+	DST_EXPORT_A_TLS,
+	/*
+	 * strings, NEW, X.509: absolute paths of PEM files; with a CA the
+	 * clients must show a certificate it signed
+	 */
+	DST_EXPORT_A_TLS_CERT,
+	DST_EXPORT_A_TLS_KEY,
+	DST_EXPORT_A_TLS_CA,
 	__DST_EXPORT_A_MAX,
 };
 
 #define DST_EXPORT_A_MAX (__DST_EXPORT_A_MAX - 1)
+
+/*
+ * TLS 1.3 on a connection: the handshake is done by the agent (dstadm
+ * tlsd) in userspace, the records by the kernel's TLS layer.  PSK takes
+ * the shared secret as the key, with DST_TLS_PSK_IDENTITY.
+ */
+enum dst_tls_mode {
+	DST_TLS_NONE,
+	DST_TLS_PSK,
+	DST_TLS_X509,
+	__DST_TLS_MODE_MAX,
+};
+
+#define DST_TLS_PSK_IDENTITY	"dst"
+/* PEM file paths and the peer's name, including the NUL. */
+#define DST_TLS_PATH_MAX	256
+
+enum dst_tls_role {
+	DST_TLS_CLIENT,		/* an import: connects, checks the export */
+	DST_TLS_SERVER,		/* an export: accepted the connection */
+	__DST_TLS_ROLE_MAX,
+};
+
+/* Inside DST_A_TLS. */
+enum dst_tls_attr {
+	DST_TLS_A_UNSPEC,
+	DST_TLS_A_ID,		/* u32: the handshake */
+	DST_TLS_A_FD,		/* s32: the socket, in the agent (ACCEPT reply) */
+	DST_TLS_A_ROLE,		/* u32: enum dst_tls_role */
+	DST_TLS_A_MODE,		/* u32: enum dst_tls_mode */
+	DST_TLS_A_PSK,		/* binary: the key (PSK) */
+	DST_TLS_A_CERT,		/* string: own certificate (X.509) */
+	DST_TLS_A_KEY,		/* string: its private key (X.509) */
+	DST_TLS_A_CA,		/* string: CA of the peer (X.509), may be absent */
+	DST_TLS_A_NAME,		/* string: the export's name to check (client) */
+	DST_TLS_A_PEER,		/* binary sockaddr of the other end */
+	DST_TLS_A_TIMEOUT,	/* u32: ms the kernel waits for DONE */
+	DST_TLS_A_STATUS,	/* u32, DONE: 0 or a positive errno */
+	DST_TLS_A_MESSAGE,	/* string, DONE: why it failed, for the log */
+	__DST_TLS_A_MAX,
+};
+
+#define DST_TLS_A_MAX (__DST_TLS_A_MAX - 1)
 
 /* Shared secrets: HMAC-SHA256 keys, at most this many bytes. */
 #define DST_SECRET_MAX		64
@@ -378,6 +453,7 @@ enum dst_client_attr {
 	DST_CLIENT_A_READ_ONLY,	/* flag: may only read */
 	DST_CLIENT_A_AUTH,	/* flag: proved the secret */
 	DST_CLIENT_A_INTEGRITY,	/* flag: CRC32C on */
+	DST_CLIENT_A_TLS,	/* flag: TLS on */
 	__DST_CLIENT_A_MAX,
 };
 
@@ -618,6 +694,7 @@ enum dst_status {
 	DST_EPERM		= 8,	/* hello: client not allowed */
 	DST_ECRC		= 9,	/* the WRITE's data_crc did not match */
 	DST_EBUSY		= 10,	/* hello: another client writes */
+	DST_ETLS		= 11,	/* hello: the export needs TLS */
 };
 
 #endif /* _UAPI_LINUX_DST_H */
