@@ -26,7 +26,17 @@
 	{ "reconnect-max", 'R', "S", false, \
 	  "most seconds between reconnects (default " STR(DST_DEFAULT_RECONNECT_MAX) ")" }, \
 	{ "secret-file", 'S', "PATH", false, "prove the shared secret in PATH (mode 0600)" }, \
-	{ "integrity", 'I', NULL, false, "CRC-32C over every message" }
+	{ "integrity", 'I', NULL, false, "CRC-32C over every message" }, \
+	TLS_OPTIONS, \
+	{ "tls-name", OPT_TLS_NAME, "NAME", false, \
+	  "TLS with X.509: the export's name in its certificate (default: its host)" }
+
+/* TLS of a remote node or an export. */
+#define TLS_OPTIONS \
+	{ "tls", 'T', NULL, false, "TLS 1.3, with the secret as PSK unless --tls-* give X.509" }, \
+	{ "tls-cert", OPT_TLS_CERT, "PATH", false, "TLS with X.509: own certificate (PEM)" }, \
+	{ "tls-key", OPT_TLS_KEY, "PATH", false, "TLS with X.509: its private key (PEM)" }, \
+	{ "tls-ca", OPT_TLS_CA, "PATH", false, "TLS with X.509: CA certificates that check the peer (PEM)" }
 
 static const struct cmd_option no_options[] = {
 	{ NULL, 0, NULL, false, NULL },
@@ -89,6 +99,7 @@ static const struct cmd_option export_options[] = {
 	{ "integrity", 'I', NULL, false, "clients must use CRC-32C" },
 	{ "shared", 's', NULL, false,
 	  "clients of many hosts may write at once (cluster filesystems)" },
+	TLS_OPTIONS,
 	{ NULL, 0, NULL, false, NULL },
 };
 
@@ -151,6 +162,8 @@ const struct command dstadm_commands[] = {
 	{ "adjust", cmd_adjust, "", adjust_options,
 	  "change what runs to match the configuration, printing each change" },
 	{ "monitor", cmd_monitor, "", monitor_options, "print events as they happen" },
+	{ "tlsd", cmd_tlsd, "", no_options,
+	  "do the TLS handshakes of the module's connections (the dst-tlsd service)" },
 	{ "version", cmd_version, "", no_options,
 	  "show the versions of dstadm and of the dst module" },
 	{ "help", cmd_help, "[COMMAND]", no_options, "show help for all or one command" },
@@ -456,7 +469,118 @@ int parse_remote_arg(const char *cmd, int c, const char *arg,
 		ra->integrity = true;
 		return EXIT_OK;
 	default:
+		return parse_tls_arg(cmd, c, arg, &ra->tls);
+	}
+}
+
+const char *tls_mode_name(uint32_t mode)
+{
+	switch (mode) {
+	case DST_TLS_NONE:
+		return "none";
+	case DST_TLS_PSK:
+		return "psk";
+	case DST_TLS_X509:
+		return "x509";
+	default:
+		return "?";
+	}
+}
+
+uint32_t tls_mode(const struct tls_args *t)
+{
+	if (*t->cert || *t->key || *t->ca || *t->name)
+		return DST_TLS_X509;
+	return t->on ? DST_TLS_PSK : DST_TLS_NONE;
+}
+
+/* @arg into @buf, made absolute by tls_args_check(). */
+static int tls_arg(const char *cmd, const char *opt, const char *arg, char *buf)
+{
+	if (!*arg || strlen(arg) >= DST_TLS_PATH_MAX)
+		return usage_error(cmd, "invalid --%s '%s'", opt, arg);
+	strcpy(buf, arg);
+	return EXIT_OK;
+}
+
+/* @buf, a file's path, made absolute, as realpath(3), for the agent. */
+static int tls_path(const char *cmd, const char *opt, char *buf)
+{
+	char path[PATH_MAX];
+
+	if (!*buf)
+		return EXIT_OK;
+	if (!realpath(buf, path))
+		return usage_error(cmd, "--%s '%s': %s", opt, buf, strerror(errno));
+	if (strlen(path) >= DST_TLS_PATH_MAX)
+		return usage_error(cmd, "--%s '%s': path too long", opt, buf);
+	strcpy(buf, path);
+	return EXIT_OK;
+}
+
+int parse_tls_arg(const char *cmd, int c, const char *arg, struct tls_args *t)
+{
+	if (c != 'T' && (c < OPT_TLS_CERT || c > OPT_TLS_NAME))
 		return 1;
+	t->on = true;
+	switch (c) {
+	case 'T':
+		return EXIT_OK;
+	case OPT_TLS_CERT:
+		return tls_arg(cmd, "tls-cert", arg, t->cert);
+	case OPT_TLS_KEY:
+		return tls_arg(cmd, "tls-key", arg, t->key);
+	case OPT_TLS_CA:
+		return tls_arg(cmd, "tls-ca", arg, t->ca);
+	case OPT_TLS_NAME:
+		return tls_arg(cmd, "tls-name", arg, t->name);
+	}
+	return 1;
+}
+
+int tls_args_check(const char *cmd, struct tls_args *t, const char *secret_file,
+		   const char *host)
+{
+	const char *end;
+	size_t n;
+
+	switch (tls_mode(t)) {
+	case DST_TLS_PSK:
+		if (!secret_file)
+			return usage_error(cmd, "--tls without certificates needs --secret-file: its secret is the PSK");
+		return EXIT_OK;
+	case DST_TLS_X509:
+		if (!*t->cert != !*t->key)
+			return usage_error(cmd, "--tls-cert and --tls-key go together");
+		if (tls_path(cmd, "tls-cert", t->cert) || tls_path(cmd, "tls-key", t->key) ||
+		    tls_path(cmd, "tls-ca", t->ca))
+			return EXIT_USAGE;
+		if (!host) {
+			if (*t->name)
+				return usage_error(cmd, "--tls-name is for remote nodes");
+			if (!*t->cert)
+				return usage_error(cmd, "TLS with X.509 needs --tls-cert and --tls-key");
+			return EXIT_OK;
+		}
+		if (!*t->ca)
+			return usage_error(cmd, "TLS with X.509 needs --tls-ca to check the export");
+		if (*t->name)
+			return EXIT_OK;
+		/* HOST:PORT or [HOST]:PORT, as parse_addr() took it. */
+		if (*host == '[') {
+			host++;
+			end = strchr(host, ']');
+		} else {
+			end = strrchr(host, ':');
+		}
+		n = end ? (size_t)(end - host) : strlen(host);
+		if (!n || n >= sizeof(t->name))
+			return usage_error(cmd, "no host name to check the export's certificate by: give --tls-name");
+		memcpy(t->name, host, n);
+		t->name[n] = '\0';
+		return EXIT_OK;
+	default:
+		return EXIT_OK;
 	}
 }
 

@@ -43,6 +43,10 @@ struct cmd_option {
 enum {
 	OPT_LONG_ONLY = 256,
 	OPT_CHECK = OPT_LONG_ONLY,	/* status --check */
+	OPT_TLS_CERT,
+	OPT_TLS_KEY,
+	OPT_TLS_CA,
+	OPT_TLS_NAME,
 };
 
 struct command {
@@ -94,6 +98,7 @@ int cmd_check_config(int argc, char *argv[]);
 int cmd_dump(int argc, char *argv[]);
 int cmd_showconf(int argc, char *argv[]);
 int cmd_adjust(int argc, char *argv[]);
+int cmd_tlsd(int argc, char *argv[]);
 
 /* Argument parsing, split from the commands so that it can be unit tested. */
 /*
@@ -182,6 +187,31 @@ struct name_opts {
 	const char *name;
 };
 
+/*
+ * TLS of a remote node or an export: --tls alone takes the secret as PSK,
+ * any file makes it X.509.  Paths are made absolute, for the agent.
+ */
+struct tls_args {
+	bool on;
+	char cert[DST_TLS_PATH_MAX];	/* "": none */
+	char key[DST_TLS_PATH_MAX];
+	char ca[DST_TLS_PATH_MAX];
+	char name[DST_TLS_PATH_MAX];	/* node: the export's name, "": its host */
+};
+
+/* "none", "psk" or "x509": status, JSON and dst.conf. */
+const char *tls_mode_name(uint32_t mode);
+/* enum dst_tls_mode of @t. */
+uint32_t tls_mode(const struct tls_args *t);
+/* --tls and --tls-*: 1 if @c is none of them (dstadm.c). */
+int parse_tls_arg(const char *cmd, int c, const char *arg, struct tls_args *t);
+/*
+ * After the options: PSK needs @secret_file; a node (@host not NULL) with
+ * X.509 needs the CA and checks the export by @host unless --tls-name.
+ */
+int tls_args_check(const char *cmd, struct tls_args *t, const char *secret_file,
+		   const char *host);
+
 /* Options of a remote node; 0 or false where not given. */
 struct remote_args {
 	uint32_t timeout;		/* seconds a request may take */
@@ -190,6 +220,7 @@ struct remote_args {
 	uint32_t reconnect_max;		/* most seconds between reconnects */
 	const char *secret_file;	/* NULL: no secret */
 	bool integrity;			/* CRC32C on every message */
+	struct tls_args tls;
 };
 
 /* What a mirror leg may be, local or remote (md's write-mostly). */
@@ -259,6 +290,7 @@ struct export_opts {
 	socklen_t addr_len;
 	const char *secret_file;	/* NULL: no secret */
 	struct allow_list allow;	/* none: loopback clients only */
+	struct tls_args tls;
 };
 
 int create_parse(int argc, char *argv[], struct create_opts *o);
@@ -363,6 +395,7 @@ struct node_info {
 	socklen_t addr_len;
 	bool auth;			/* remote: has a secret */
 	bool integrity;			/* remote: CRC32C */
+	uint32_t tls;			/* remote: enum dst_tls_mode */
 	uint64_t crc_errors;		/* remote */
 	char path[PATH_MAX];		/* local */
 	struct leg_args la;
@@ -405,6 +438,7 @@ struct client_info {
 	bool read_only;
 	bool auth;
 	bool integrity;
+	bool tls;
 };
 
 
@@ -422,6 +456,7 @@ struct export_info {
 	uint64_t crc_errors;
 	bool auth;			/* has a secret */
 	bool integrity;
+	uint32_t tls;			/* enum dst_tls_mode */
 	bool shared;			/* many writers at once */
 	bool has_allow;			/* else loopback clients only */
 	struct allow_list allow;

@@ -70,6 +70,14 @@ int export_parse(int argc, char *argv[], struct export_opts *o)
 		case 's':
 			o->shared = true;
 			break;
+		case 'T':
+		case OPT_TLS_CERT:
+		case OPT_TLS_KEY:
+		case OPT_TLS_CA:
+			ret = parse_tls_arg("export", c, optarg, &o->tls);
+			if (ret)
+				return ret;
+			break;
 		case 'h':
 			o->help = true;
 			print_command_help(stdout, find_command("export"));
@@ -87,7 +95,8 @@ int export_parse(int argc, char *argv[], struct export_opts *o)
 	if (!o->listen)
 		return usage_error("export", "missing --listen ADDR:PORT");
 	o->name = argv[optind];
-	if (new_name("export", o->name))
+	if (new_name("export", o->name) ||
+	    tls_args_check("export", &o->tls, o->secret_file, NULL))
 		return EXIT_USAGE;
 	return parse_addr_arg("export", "listen address", o->listen, &o->addr,
 			      &o->addr_len);

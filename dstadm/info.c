@@ -120,6 +120,7 @@ int node_info_parse(const struct nlattr *nest, struct node_info *ni)
 	    get_u64(tb[DST_NODE_A_CRC_ERRORS], &ni->crc_errors, false) ||
 	    get_flag(tb[DST_NODE_A_AUTH], &ni->auth) ||
 	    get_flag(tb[DST_NODE_A_INTEGRITY], &ni->integrity) ||
+	    get_u32(tb[DST_NODE_A_TLS], &ni->tls, false) ||
 	    get_flag(tb[DST_NODE_A_WRITE_MOSTLY], &ni->la.write_mostly) ||
 	    get_u32(tb[DST_NODE_A_WRITE_BEHIND], &ni->la.write_behind, false) ||
 	    get_u32(tb[DST_NODE_A_BEHIND], &ni->behind, false))
@@ -252,7 +253,8 @@ static int client_list_parse(const struct nlattr *nest, struct export_info *ei)
 		    sockaddr_attr_parse(tb[DST_CLIENT_A_ADDR], &c->addr, &c->addr_len) < 0 ||
 		    get_flag(tb[DST_CLIENT_A_READ_ONLY], &c->read_only) ||
 		    get_flag(tb[DST_CLIENT_A_AUTH], &c->auth) ||
-		    get_flag(tb[DST_CLIENT_A_INTEGRITY], &c->integrity))
+		    get_flag(tb[DST_CLIENT_A_INTEGRITY], &c->integrity) ||
+		    get_flag(tb[DST_CLIENT_A_TLS], &c->tls))
 			return -1;
 	}
 	return 0;
@@ -277,6 +279,7 @@ int export_info_parse(const struct nlattr *nest, struct export_info *ei)
 	    get_flag(tb[DST_EXPORT_A_READ_ONLY], &ei->read_only) ||
 	    get_flag(tb[DST_EXPORT_A_AUTH], &ei->auth) ||
 	    get_flag(tb[DST_EXPORT_A_INTEGRITY], &ei->integrity) ||
+	    get_u32(tb[DST_EXPORT_A_TLS], &ei->tls, false) ||
 	    get_flag(tb[DST_EXPORT_A_SHARED], &ei->shared))
 		return -1;
 	ei->has_allow = tb[DST_EXPORT_A_ALLOW];

@@ -173,6 +173,32 @@ static int put_secret(struct dst_nl *nl, struct nlmsghdr *nlh, uint16_t attr,
 	return 0;
 }
 
+/*
+ * TLS of a node or an export: the mode as @mode, and the files in the
+ * attributes after it, as the uapi has them for both (an export has no
+ * name, which is never set for one).
+ */
+static bool put_tls(struct dst_nl *nl, struct nlmsghdr *nlh,
+		    const struct tls_args *t, uint16_t mode)
+{
+	const size_t size = sizeof(nl->buf);
+	const char *files[] = { t->cert, t->key, t->ca, t->name };
+	uint16_t i;
+
+	_Static_assert(DST_NODE_A_TLS_NAME == DST_NODE_A_TLS + 4 &&
+		       DST_EXPORT_A_TLS_CA == DST_EXPORT_A_TLS + 3,
+		       "TLS attributes in the uapi's order");
+	if (!tls_mode(t))
+		return true;
+	if (!mnl_attr_put_u32_check(nlh, size, mode, tls_mode(t)))
+		return false;
+	for (i = 0; i < 4; i++)
+		if (*files[i] &&
+		    !mnl_attr_put_strz_check(nlh, size, mode + 1 + i, files[i]))
+			return false;
+	return true;
+}
+
 int dst_nl_put_node(struct dst_nl *nl, struct nlmsghdr *nlh, uint32_t type,
 		    const struct sockaddr_storage *addr, socklen_t addr_len,
 		    const char *path, const struct remote_args *ra,
@@ -208,6 +234,10 @@ int dst_nl_put_node(struct dst_nl *nl, struct nlmsghdr *nlh, uint32_t type,
 	    (la->write_behind &&
 	     !mnl_attr_put_u32_check(nlh, size, DST_NODE_A_WRITE_BEHIND,
 				     la->write_behind))) {
+		fprintf(stderr, "%s: argument too long\n", PROG);
+		return -1;
+	}
+	if (!put_tls(nl, nlh, &ra->tls, DST_NODE_A_TLS)) {
 		fprintf(stderr, "%s: argument too long\n", PROG);
 		return -1;
 	}
@@ -267,7 +297,8 @@ int dst_nl_put_export(struct dst_nl *nl, struct nlmsghdr *nlh,
 	       !mnl_attr_put_check(nlh, size, DST_EXPORT_A_INTEGRITY, 0, "")) ||
 	      (o->shared &&
 	       !mnl_attr_put_check(nlh, size, DST_EXPORT_A_SHARED, 0, "")) ||
-	      !put_allow(nl, nlh, &o->allow)))) {
+	      !put_allow(nl, nlh, &o->allow) ||
+	      !put_tls(nl, nlh, &o->tls, DST_EXPORT_A_TLS)))) {
 		fprintf(stderr, "%s: argument too long\n", PROG);
 		return -1;
 	}
@@ -307,7 +338,7 @@ int dst_nl_request(struct dst_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 	return ret < 0 ? -1 : 0;
 }
 
-/* The id of the "events" group among the family's multicast groups. */
+/* The ids of the family's multicast groups. */
 static void family_groups(const struct nlattr *groups, struct dst_nl *nl)
 {
 	const struct nlattr *grp, *attr;
@@ -327,6 +358,8 @@ static void family_groups(const struct nlattr *groups, struct dst_nl *nl)
 		}
 		if (name && !strcmp(name, DST_GENL_MCGRP_EVENTS))
 			nl->events_group = id;
+		else if (name && !strcmp(name, DST_GENL_MCGRP_TLS))
+			nl->tls_group = id;
 	}
 }
 

@@ -17,6 +17,7 @@ struct dst_nl {
 	uint16_t family;
 	uint32_t version;	/* the module's DST_GENL_VERSION */
 	uint32_t events_group;	/* id of its "events" multicast group, or 0 */
+	uint32_t tls_group;	/* id of its "tls" multicast group, or 0 */
 	char ext_msg[256];	/* kernel's extended ack message, if any */
 	char buf[32768];
 };

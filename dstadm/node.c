@@ -26,6 +26,11 @@ int add_parse(int argc, char *argv[], struct add_opts *o)
 		case 'R':
 		case 'S':
 		case 'I':
+		case 'T':
+		case OPT_TLS_CERT:
+		case OPT_TLS_KEY:
+		case OPT_TLS_CA:
+		case OPT_TLS_NAME:
 			ret = parse_remote_arg("add", c, optarg, &o->ra);
 			if (ret)
 				return ret;
@@ -64,10 +69,12 @@ int add_parse(int argc, char *argv[], struct add_opts *o)
 	if (!strcmp(type, "remote")) {
 		o->type = DST_NODE_REMOTE;
 		return parse_addr_arg("add", "address", o->target, &o->addr,
-				      &o->addr_len);
+				      &o->addr_len) ?:
+		       tls_args_check("add", &o->ra.tls, o->ra.secret_file,
+				      o->target);
 	}
 	if (remote_opt)
-		return usage_error("add", "--timeout, --dead-timeout, --reconnect-max, --secret-file and --integrity are for remote nodes");
+		return usage_error("add", "--timeout, --dead-timeout, --reconnect-max, --secret-file, --integrity and --tls are for remote nodes");
 	if (!*o->target)
 		return usage_error("add", "empty device path");
 	if (o->target[0] != '/')

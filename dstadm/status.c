@@ -242,9 +242,9 @@ static void node_print_text(FILE *f, const struct status_set *set,
 	if (ni->type == DST_NODE_REMOTE) {
 		fprintf(f, "%stimeout: %u s, dead timeout: %u s, reconnects: %u\n",
 			sub, ni->timeout, ni->dead_timeout, ni->reconnects);
-		fprintf(f, "%ssecret: %s, integrity: %s, checksum errors: %llu\n",
+		fprintf(f, "%ssecret: %s, integrity: %s, tls: %s, checksum errors: %llu\n",
 			sub, ni->auth ? "yes" : "no",
-			ni->integrity ? "crc32c" : "none",
+			ni->integrity ? "crc32c" : "none", tls_mode_name(ni->tls),
 			(unsigned long long)ni->crc_errors);
 	}
 	fprintf(f, "%sread: %s, written: %s\n", sub, rd, wr);
@@ -338,6 +338,7 @@ static void export_print_text(FILE *f, const struct export_info *ei)
 	fprintf(f, "  size: %s\n", size);
 	fprintf(f, "  secret: %s\n", ei->auth ? "yes" : "no");
 	fprintf(f, "  integrity: %s\n", ei->integrity ? "crc32c" : "none");
+	fprintf(f, "  tls: %s\n", tls_mode_name(ei->tls));
 	fprintf(f, "  writers: %s\n", ei->shared ? "shared" : "one at a time");
 	if (!ei->has_allow)
 		fprintf(f, "  allow: loopback only (no allow list)\n");
@@ -351,8 +352,9 @@ static void export_print_text(FILE *f, const struct export_info *ei)
 	for (i = 0; i < ei->nclient; i++) {
 		c = &ei->client[i];
 		addr_text(addr, sizeof(addr), &c->addr, c->addr_len);
-		fprintf(f, "    %s%s%s%s\n", addr, c->read_only ? " read-only" : "",
-			c->auth ? " secret" : "", c->integrity ? " crc32c" : "");
+		fprintf(f, "    %s%s%s%s%s\n", addr, c->read_only ? " read-only" : "",
+			c->auth ? " secret" : "", c->integrity ? " crc32c" : "",
+			c->tls ? " tls" : "");
 	}
 	fprintf(f, "  refused: %llu bad input, %llu not allowed, %llu failed authentication\n",
 		(unsigned long long)ei->refused, (unsigned long long)ei->denied,
@@ -470,6 +472,7 @@ static bool node_json(struct json_object *arr, const struct node_info *ni)
 	    !add_or_null(o, "secret", remote, json_object_new_boolean(ni->auth)) ||
 	    !add_or_null(o, "integrity", remote,
 			 json_object_new_string(ni->integrity ? "crc32c" : "none")) ||
+	    !add_or_null(o, "tls", remote, json_object_new_string(tls_mode_name(ni->tls))) ||
 	    !add_or_null(o, "crc_errors", remote,
 			 json_object_new_uint64(ni->crc_errors)))
 		return false;
@@ -577,7 +580,8 @@ static bool clients_json(struct json_object *o, const struct export_info *ei)
 		    !add(e, "read_only", json_object_new_boolean(c->read_only)) ||
 		    !add(e, "secret", json_object_new_boolean(c->auth)) ||
 		    !add(e, "integrity",
-			 json_object_new_string(c->integrity ? "crc32c" : "none")))
+			 json_object_new_string(c->integrity ? "crc32c" : "none")) ||
+		    !add(e, "tls", json_object_new_boolean(c->tls)))
 			return false;
 	}
 	return true;
@@ -596,6 +600,7 @@ static bool export_json(struct json_object *arr, const struct export_info *ei)
 	       add(o, "secret", json_object_new_boolean(ei->auth)) &&
 	       add(o, "integrity",
 		   json_object_new_string(ei->integrity ? "crc32c" : "none")) &&
+	       add(o, "tls", json_object_new_string(tls_mode_name(ei->tls))) &&
 	       add(o, "shared", json_object_new_boolean(ei->shared)) &&
 	       allow_json(o, ei) &&
 	       add(o, "clients", json_object_new_int64(ei->clients)) &&

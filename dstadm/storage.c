@@ -292,6 +292,11 @@ int import_parse(int argc, char *argv[], struct import_opts *o)
 		case 'R':
 		case 'S':
 		case 'I':
+		case 'T':
+		case OPT_TLS_CERT:
+		case OPT_TLS_KEY:
+		case OPT_TLS_CA:
+		case OPT_TLS_NAME:
 			ret = parse_remote_arg("import", c, optarg, &o->ra);
 			if (ret)
 				return ret;
@@ -311,7 +316,8 @@ int import_parse(int argc, char *argv[], struct import_opts *o)
 	if (!o->remote)
 		return usage_error("import", "missing --remote ADDR:PORT");
 	ret = parse_addr_arg("import", "remote address", o->remote, &o->addr,
-			     &o->addr_len);
+			     &o->addr_len) ?:
+	      tls_args_check("import", &o->ra.tls, o->ra.secret_file, o->remote);
 	if (ret)
 		return ret;
 	o->name = argv[optind];

@@ -7,7 +7,7 @@ set -euo pipefail
 DST_DEPS=(
 	qemu-system-x86 qemu-utils mmdebstrap e2fsprogs
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
-	libmnl-dev libjson-c-dev libcmocka-dev libssl-dev libxxhash-dev pkg-config gcc make
+	libmnl-dev libjson-c-dev libgnutls28-dev libcmocka-dev libssl-dev libxxhash-dev pkg-config gcc make
 	jq python3 valgrind shellcheck man-db xz-utils kmod perl
 	clang debhelper dh-dkms lintian dpkg-dev bash-completion
 )

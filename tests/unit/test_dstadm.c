@@ -413,6 +413,61 @@ static void test_import_parse(void **state)
 	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "--remote", "1.2.3.4:5", "--alg", "mirror"), EXIT_USAGE);
 }
 
+/*
+ * TLS: --tls alone is PSK and needs the secret; any file is X.509, whose
+ * paths are made absolute; a node checks the export by its host unless
+ * --tls-name, and needs the CA; an export needs its certificate and key.
+ */
+static void test_tls_parse(void **state)
+{
+	struct export_opts e;
+	struct import_opts o;
+	char cwd[PATH_MAX];
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "10.0.0.1:7000",
+			       "--tls", "-S", "/s"), EXIT_OK);
+	assert_int_equal(tls_mode(&o.ra.tls), DST_TLS_PSK);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "10.0.0.1:7000",
+			       "--tls"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "10.0.0.1:7000"),
+			 EXIT_OK);
+	assert_int_equal(tls_mode(&o.ra.tls), DST_TLS_NONE);
+
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "[::1]:7000",
+			       "--tls-ca", "/dev/null"), EXIT_OK);
+	assert_int_equal(tls_mode(&o.ra.tls), DST_TLS_X509);
+	assert_string_equal(o.ra.tls.ca, "/dev/null");
+	assert_string_equal(o.ra.tls.name, "::1");
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "10.0.0.2:7000",
+			       "--tls-ca", ".", "--tls-name", "x.example"), EXIT_OK);
+	assert_string_equal(o.ra.tls.ca, cwd);
+	assert_string_equal(o.ra.tls.name, "x.example");
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "10.0.0.2:7000",
+			       "--tls-ca", "/dev/null"), EXIT_OK);
+	assert_string_equal(o.ra.tls.name, "10.0.0.2");
+	/* No CA, a certificate without its key, a file that is not there. */
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "10.0.0.1:7000",
+			       "--tls-name", "x"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "10.0.0.1:7000",
+			       "--tls-ca", "/dev/null", "--tls-cert", "/dev/null"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "10.0.0.1:7000",
+			       "--tls-ca", "/nonexistent/ca.pem"), EXIT_USAGE);
+
+	assert_int_equal(PARSE(export_parse, &e, "export", "e0", "-d", "/dev/x", "-l",
+			       "127.0.0.1:7000", "--tls-cert", "/dev/null", "--tls-key",
+			       "/dev/null"), EXIT_OK);
+	assert_int_equal(tls_mode(&e.tls), DST_TLS_X509);
+	assert_int_equal(PARSE(export_parse, &e, "export", "e0", "-d", "/dev/x", "-l",
+			       "127.0.0.1:7000", "--tls-ca", "/dev/null"), EXIT_USAGE);
+	assert_int_equal(PARSE(export_parse, &e, "export", "e0", "-d", "/dev/x", "-l",
+			       "127.0.0.1:7000", "--tls"), EXIT_USAGE);
+	assert_int_equal(PARSE(export_parse, &e, "export", "e0", "-d", "/dev/x", "-l",
+			       "127.0.0.1:7000", "--tls", "-S", "/s"), EXIT_OK);
+	assert_int_equal(tls_mode(&e.tls), DST_TLS_PSK);
+}
+
 static void test_export_parse(void **state)
 {
 	struct export_opts o;
@@ -1397,7 +1452,7 @@ static void test_status_text_full(void **state)
 		"  |    size: 1.00 GiB\n"
 		"  |    in flight: 0\n"
 		"  |    timeout: 30 s, dead timeout: 0 s, reconnects: 0\n"
-		"  |    secret: no, integrity: none, checksum errors: 0\n"
+		"  |    secret: no, integrity: none, tls: none, checksum errors: 0\n"
 		"  |    read: 4.00 MiB, written: 1.00 MiB\n"
 		"  `- node1: local /dev/sdb\n"
 		"       state: dead\n"
@@ -1417,6 +1472,7 @@ static void test_status_text_full(void **state)
 		"  size: 1.00 GiB\n"
 		"  secret: yes\n"
 		"  integrity: crc32c\n"
+		"  tls: none\n"
 		"  writers: shared\n"
 		"  allow: 10.0.0.0/8\n"
 		"  allow: 2001:db8::/32 read-only\n"
@@ -1432,6 +1488,7 @@ static void test_status_text_full(void **state)
 		"  size: 0 B\n"
 		"  secret: no\n"
 		"  integrity: none\n"
+		"  tls: none\n"
 		"  writers: one at a time\n"
 		"  allow: loopback only (no allow list)\n"
 		"  clients: 0\n"
@@ -1857,7 +1914,7 @@ static const char *sample_arg(const char *arg)
 		{ "SIZE", "1M" }, { "RATE", "10M" }, { "S", "5" }, { "SECONDS", "5" },
 		{ "PATH", "/x" }, { "FILE", "/x" }, { "ADDR:PORT", "127.0.0.1:7000" },
 		{ "PREFIX[,ro]", "10.0.0.0/8" }, { "linear|mirror", "linear" },
-		{ "N", "16" },
+		{ "N", "16" }, { "NAME", "example.org" },
 	};
 	size_t i;
 
@@ -1951,6 +2008,7 @@ static void test_status_tree(void **state)
 		"  size: 0 B\n"
 		"  secret: no\n"
 		"  integrity: none\n"
+		"  tls: none\n"
 		"  writers: one at a time\n"
 		"  allow: loopback only (no allow list)\n"
 		"  clients: 0\n"
@@ -2626,6 +2684,7 @@ int main(void)
 		cmocka_unit_test(test_status_tree),
 		cmocka_unit_test(test_health_check),
 		cmocka_unit_test(test_options_table),
+		cmocka_unit_test(test_tls_parse),
 		cmocka_unit_test(test_remote_args),
 		cmocka_unit_test(test_resync_options),
 		cmocka_unit_test(test_events),
