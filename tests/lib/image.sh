@@ -22,7 +22,7 @@ dst_image_pkgs() {
 		"linux-image-$kver" kmod util-linux procps iproute2 fio jq
 		python3 libmnl0 libjson-c5 busybox e2fsprogs coreutils nftables
 		iputils-ping strace passwd mount nbd-server nbd-client udev
-		dmsetup mdadm xfsprogs
+		dmsetup mdadm xfsprogs gnutls-bin
 	)
 	# shellcheck disable=SC2206 # word splitting intended
 	pkgs+=(${DST_GUEST_EXTRA_PKGS:-})

@@ -1,0 +1,215 @@
+#!/bin/bash
+# TLS 1.3 on the wire, handshakes by the agent (dstadm tlsd), records by
+# the kernel's TLS layer.  Without the agent a TLS import fails and says
+# so.  With PSK (the secret) and with X.509 (a CA of the test's own) an
+# import works under fio verify and ext4, status says TLS on both ends,
+# and a pattern written through it never crosses lo in the clear, while
+# it does through a plaintext export (the capture can see it).  Refused,
+# each with its reason: a wrong PSK, a plaintext client of a TLS export
+# and a TLS client of a plaintext one, a wrong CA, no client certificate
+# where the export asks for one, a name the certificate does not have,
+# an expired certificate.  gnutls-cli completes a PSK handshake with an
+# export.  A mirror leg over TLS whose export goes under fio reconnects
+# with TLS when it is back, and resyncs: legs identical.
+set -euo pipefail
+# shellcheck source=tests/guest/mirror-lib.sh
+source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
+
+PORT=7330
+SNIFF=$DST_ROOT/tests/tools/sniff.py
+# 16 bytes; the data written is made of it, so every segment holds copies.
+MARK=dst-TLS-marker-1
+
+node_is() { [[ "$(leg_field "$1" "$2" state)" == "$3" ]]; }
+
+mirror_setup 3 256
+W=$(mktemp -d)
+tls_cleanup() {
+	local rc=$?
+	set +e
+	[[ -s "$W/tlsd.log" ]] && sed 's/^/  tlsd: /' "$W/tlsd.log"
+	(exit "$rc")
+	mirror_cleanup
+}
+trap tls_cleanup EXIT
+
+umask 077
+printf 'tls-psk-%s\n' "$RANDOM$RANDOM" >"$W/s.good"
+printf 'not-the-psk-%s\n' "$RANDOM" >"$W/s.bad"
+
+# --- certificates: a CA, the export's, the client's, another CA, expired --
+cert() {
+	local name=$1 tmpl=$2 ca=${3:-}
+	bounded 60 certtool --generate-privkey --key-type=ecdsa \
+		--outfile "$W/$name.key" 2>/dev/null
+	printf '%b' "$tmpl" >"$W/$name.tmpl"
+	if [[ -z "$ca" ]]; then
+		bounded 60 certtool --generate-self-signed --load-privkey "$W/$name.key" \
+			--template "$W/$name.tmpl" --outfile "$W/$name.pem" 2>/dev/null
+	else
+		bounded 60 certtool --generate-certificate --load-privkey "$W/$name.key" \
+			--load-ca-certificate "$W/$ca.pem" --load-ca-privkey "$W/$ca.key" \
+			--template "$W/$name.tmpl" --outfile "$W/$name.pem" 2>/dev/null
+	fi
+	[[ -s "$W/$name.pem" ]] || fail "certtool made no $name.pem"
+}
+cert ca 'cn = "dst test CA"\nca\ncert_signing_key\nexpiration_days = 30\n'
+cert other 'cn = "another CA"\nca\ncert_signing_key\nexpiration_days = 30\n'
+cert srv 'cn = "dst export"\ndns_name = "localhost"\nip_address = "127.0.0.1"\ntls_www_server\nexpiration_days = 30\n' ca
+cert cli 'cn = "dst client"\ntls_www_client\nexpiration_days = 30\n' ca
+cert old 'cn = "old export"\nip_address = "127.0.0.1"\ntls_www_server\nactivation_date = "2020-01-01 00:00:00 UTC"\nexpiration_date = "2021-01-01 00:00:00 UTC"\n' ca
+log "certificates made"
+
+# --- dstadm's checks -----------------------------------------------------
+expect_error 2 "needs --secret-file" dstadm import r9 --remote 127.0.0.1:$PORT --tls
+expect_error 2 "needs --tls-ca" dstadm import r9 --remote 127.0.0.1:$PORT \
+	--tls-cert "$W/cli.pem" --tls-key "$W/cli.key"
+expect_error 2 "go together" dstadm export e9 --device /dev/ram0 \
+	--listen 127.0.0.1:$PORT --tls-cert "$W/srv.pem"
+expect_error 2 "No such file" dstadm export e9 --device /dev/ram0 \
+	--listen 127.0.0.1:$PORT --tls-cert "$W/none.pem" --tls-key "$W/srv.key"
+nothing_left
+log "dstadm: PSK without a secret, X.509 without CA or key, missing files refused"
+
+# --- PSK, and no agent ---------------------------------------------------
+do_export e0 /dev/ram0 127.0.0.1:$PORT --secret-file "$W/s.good" --tls
+[[ "$(export_field e0 tls)" == psk ]] || fail "status does not say e0 has TLS with PSK"
+expect_error 1 "no TLS handshake agent runs" dstadm import r0 \
+	--remote 127.0.0.1:$PORT --secret-file "$W/s.good" --tls
+
+dstadm tlsd 2>"$W/tlsd.log" &
+TLSD=$!
+BG_PIDS+=("$TLSD")
+wait_for 20 "the agent to be ready" grep -q "ready" "$W/tlsd.log"
+
+# Through the import, captured on lo: no marker may cross in the clear.
+"$SNIFF" $PORT "$MARK" >"$W/sniff.tls" &
+SNIFFER=$!
+wait_for 20 "the capture" grep -q ready "$W/sniff.tls"
+do_import r0 127.0.0.1:$PORT --secret-file "$W/s.good" --tls
+[[ "$(node_field r0 tls)" == psk ]] || fail "status does not say r0 uses TLS with PSK"
+status_json | jq -e '.exports[] | select(.name == "e0") | .client_list[0].tls' >/dev/null ||
+	fail "e0's client is not shown with TLS"
+head -c $((8 << 20)) < <(yes "$MARK" | tr -d '\n') >"$W/marks"
+expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
+[[ "$(dev_sha "$DEV" 8)" == "$(file_sha "$W/marks")" ]] ||
+	fail "what was written through TLS does not read back"
+[[ "$(dev_sha /dev/ram0 8)" == "$(file_sha "$W/marks")" ]] ||
+	fail "the export's device does not hold what was written"
+kill "$SNIFFER"
+wait "$SNIFFER" || true
+log "capture of the TLS import: $(tail -n1 "$W/sniff.tls")"
+grep -q "matches=0$" "$W/sniff.tls" || fail "the marker crossed lo in the clear with TLS"
+bytes=$(sed -n 's/.*bytes=\([0-9]*\).*/\1/p' "$W/sniff.tls")
+((bytes > 8 << 20)) || fail "the capture saw only $bytes bytes of the TLS connection"
+
+bounded 300 fio --name=tls --filename="$DEV" --rw=randwrite --bs=4k,64k \
+	--size=64M --ioengine=libaio --iodepth=16 --direct=1 --verify=crc32c \
+	--verify_fatal=1 --do_verify=1 --output=/dev/null ||
+	fail "fio verify through the TLS import failed"
+expect_ok bounded 120 mkfs.ext4 -q -F "$DEV"
+mkdir -p /mnt/tls
+expect_ok bounded 60 mount "$DEV" /mnt/tls
+MOUNTS+=(/mnt/tls)
+expect_ok bounded 60 dd if="$W/marks" of=/mnt/tls/f bs=1M conv=fsync status=none
+expect_ok bounded 60 umount /mnt/tls
+MOUNTS=()
+expect_ok bounded 120 fsck.ext4 -n -f "$DEV"
+undo_import r0
+log "PSK: import served, fio verify and ext4 clean, no marker in the clear"
+
+# The capture sees the marker on a plaintext connection: it can fail.
+do_export e1 /dev/ram1 127.0.0.1:$((PORT + 1))
+"$SNIFF" $((PORT + 1)) "$MARK" >"$W/sniff.plain" &
+SNIFFER=$!
+wait_for 20 "the capture" grep -q ready "$W/sniff.plain"
+do_import r1 127.0.0.1:$((PORT + 1))
+expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M count=1 oflag=direct status=none
+kill "$SNIFFER"
+wait "$SNIFFER" || true
+grep -q "matches=[1-9]" "$W/sniff.plain" ||
+	fail "the capture did not see the marker in plaintext: $(cat "$W/sniff.plain")"
+undo_import r1
+log "plaintext control: the capture sees the marker"
+
+# --- refusals with PSK ---------------------------------------------------
+expect_error 1 "the TLS peer did not authenticate" dstadm import r2 \
+	--remote 127.0.0.1:$PORT --secret-file "$W/s.bad" --tls
+expect_error 1 "the export needs TLS" dstadm import r2 \
+	--remote 127.0.0.1:$PORT --secret-file "$W/s.good"
+expect_error 1 "does the other end use TLS" dstadm import r2 \
+	--remote 127.0.0.1:$((PORT + 1)) --secret-file "$W/s.good" --tls
+dmesg | grep -q "client uses TLS, this export does not" ||
+	fail "the plaintext export did not log the TLS client"
+log "refused: wrong PSK, plaintext client of TLS, TLS client of plaintext"
+undo_export e1
+
+# gnutls-cli completes a handshake; it then sends no hello and is closed.
+out=$(bounded 30 gnutls-cli --pskusername dst \
+	--pskkey "$(od -An -tx1 "$W/s.good" | tr -d ' \n' | sed 's/0a$//')" \
+	--priority 'NORMAL:-VERS-ALL:+VERS-TLS1.3:-KX-ALL:+ECDHE-PSK' \
+	-p $PORT 127.0.0.1 </dev/null 2>&1) || true
+grep -q "Handshake was completed" <<<"$out" ||
+	fail "gnutls-cli did not complete a handshake: $out"
+log "gnutls-cli completed a PSK handshake with e0"
+
+# --- a mirror leg over TLS: its export goes under fio, comes back ---------
+expect_ok bounded 30 dstadm create m --alg mirror
+STORAGES+=(m)
+expect_ok bounded 30 dstadm add m local /dev/ram2
+expect_ok bounded 60 dstadm add m remote 127.0.0.1:$PORT --secret-file "$W/s.good" --tls
+expect_ok bounded 60 dstadm start m
+DEV=$(storage_dev m)
+wait_in_sync m 180
+timeout -k 5 300 fio --name=back --filename="$DEV" --direct=1 --ioengine=libaio \
+	--rw=randrw --bs=4k --iodepth=8 --time_based --runtime=20 --size=32M \
+	--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
+	--output="$W/fio-back.txt" &
+FIO=$!
+BG_PIDS+=("$FIO")
+sleep 4
+undo_export e0
+wait_for 60 "the TLS leg out of sync" leg_is m 1 out-of-sync
+sleep 2
+do_export e0 /dev/ram0 127.0.0.1:$PORT --secret-file "$W/s.good" --tls
+wait_for 60 "the TLS leg reconnected" node_is m 1 connected
+wait_in_sync m 120
+fio_wait "$FIO" "$W/fio-back.txt" "while the TLS leg went and came back"
+[[ "$(leg_field m 1 reconnects)" -ge 1 ]] || fail "the TLS leg counts no reconnect"
+[[ "$(leg_field m 1 tls)" == psk ]] || fail "the TLS leg is $(leg_field m 1 tls) after its reconnect"
+legs_identical 256 /dev/ram2 /dev/ram0
+expect_ok bounded 60 dstadm delete m
+STORAGES=()
+log "mirror: the TLS leg reconnected with TLS and resynced, legs identical"
+undo_export e0
+
+# --- X.509 ---------------------------------------------------------------
+do_export e2 /dev/ram0 127.0.0.1:$((PORT + 2)) --tls-cert "$W/srv.pem" \
+	--tls-key "$W/srv.key" --tls-ca "$W/ca.pem"
+do_import r3 127.0.0.1:$((PORT + 2)) --tls-ca "$W/ca.pem" \
+	--tls-cert "$W/cli.pem" --tls-key "$W/cli.key"
+[[ "$(node_field r3 tls)" == x509 ]] || fail "status does not say r3 uses X.509"
+expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
+[[ "$(dev_sha /dev/ram0 8)" == "$(file_sha "$W/marks")" ]] ||
+	fail "the X.509 export does not hold what was written"
+undo_import r3
+expect_error 1 "authenticate" dstadm import r4 --remote 127.0.0.1:$((PORT + 2)) \
+	--tls-ca "$W/other.pem" --tls-cert "$W/cli.pem" --tls-key "$W/cli.key"
+expect_error 1 "refuse this host's certificate" dstadm import r4 \
+	--remote 127.0.0.1:$((PORT + 2)) --tls-ca "$W/ca.pem"
+expect_error 1 "authenticate" dstadm import r4 --remote 127.0.0.1:$((PORT + 2)) \
+	--tls-ca "$W/ca.pem" --tls-cert "$W/cli.pem" --tls-key "$W/cli.key" \
+	--tls-name wrong.example
+do_export e3 /dev/ram1 127.0.0.1:$((PORT + 3)) --tls-cert "$W/old.pem" \
+	--tls-key "$W/old.key"
+expect_error 1 "authenticate" dstadm import r4 --remote 127.0.0.1:$((PORT + 3)) \
+	--tls-ca "$W/ca.pem"
+grep -q "expired" "$W/tlsd.log" || fail "the agent did not say the certificate expired"
+log "X.509: served; wrong CA, no client certificate, wrong name, expired refused"
+
+undo_export e2
+undo_export e3
+kill "$TLSD"
+wait "$TLSD" || fail "dstadm tlsd did not stop cleanly"
+BG_PIDS=()
+nothing_left
