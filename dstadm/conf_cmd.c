@@ -283,7 +283,7 @@ static bool same_node(const struct conf_node *cn, const struct node_info *ni)
 		return !strcmp(cn->target, ni->path);
 	/* As for exports, a secret counts only as being there or not. */
 	return same_addr(&cn->addr, &ni->addr) && cn->ra.integrity == ni->integrity &&
-	       !!cn->secret_file == ni->auth;
+	       !!cn->secret_file == ni->auth && tls_args_same(&cn->ra.tls, &ni->tls);
 }
 
 static bool conf_has_node(const struct conf_storage *s, const struct node_info *ni)
@@ -415,6 +415,7 @@ static int export_up_fresh(const struct dst_config *c, const struct conf_export 
 	eo.shared = e->shared;
 	eo.secret_file = e->secret_file;
 	eo.allow = e->allow;
+	eo.tls = e->tls;
 	if (export_request(DST_CMD_EXPORT_NEW, &eo))
 		return EXIT_FAIL;
 	printf("%s: exported on %s\n", e->name, e->listen);
@@ -683,7 +684,8 @@ static bool export_same(const struct export_info *ei, const struct conf_export *
 {
 	return !strcmp(ei->device, e->device) && ei->read_only == e->read_only &&
 	       same_addr(&ei->addr, &e->addr) && ei->integrity == e->integrity &&
-	       ei->shared == e->shared && ei->auth == !!e->secret_file && same_allow(&ei->allow, &e->allow);
+	       ei->shared == e->shared && ei->auth == !!e->secret_file &&
+	       same_allow(&ei->allow, &e->allow) && tls_args_same(&ei->tls, &e->tls);
 }
 
 int cmd_adjust(int argc, char *argv[])

@@ -252,9 +252,54 @@ static int parse_leg_option(struct lexer *lx, struct token *t,
 }
 
 /*
+ * tls, tls-cert PATH, tls-key PATH, tls-ca PATH, and for a node tls-name
+ * NAME: 0 when @t is one of them, 1 when it is none.
+ */
+static int parse_tls_option(struct lexer *lx, struct token *t,
+			    struct tls_args *tls, bool node)
+{
+	static const char *const names[] = { "tls-cert", "tls-key", "tls-ca", "tls-name" };
+	char *const bufs[] = { tls->cert, tls->key, tls->ca, tls->name };
+	struct token kw = *t;
+	size_t i;
+
+	if (!strcmp(t->text, "tls")) {
+		if (tls->on && !*tls->cert && !*tls->key && !*tls->ca && !*tls->name)
+			return conf_error(lx, t, "'tls' given twice");
+		tls->on = true;
+		return 0;
+	}
+	for (i = 0; i < 4; i++)
+		if (!strcmp(t->text, names[i]))
+			break;
+	if (i == 4 || (i == 3 && !node))
+		return 1;
+	if (*bufs[i])
+		return conf_error(lx, t, "'%s' given twice", names[i]);
+	if ((i < 3 ? expect_path(lx, t, "a PEM file") :
+		     expect_word(lx, t, "the export's name")) < 0)
+		return -1;
+	if (strlen(t->text) >= DST_TLS_PATH_MAX)
+		return conf_error(lx, t, "'%s' too long", kw.text);
+	strcpy(bufs[i], t->text);
+	tls->on = true;
+	return 0;
+}
+
+/* What is wrong with the TLS of a node or an export, said at @t. */
+static int tls_check(struct lexer *lx, const struct token *t, struct tls_args *tls,
+		     const char *secret_file, const char *host)
+{
+	const char *why = tls_args_problem(tls, secret_file, host);
+
+	return why ? conf_error(lx, t, "%s", why) : 0;
+}
+
+/*
  * node local PATH [write-mostly] [write-behind N] | node remote ADDR:PORT
  *	[timeout S] [dead-timeout S] [reconnect-max S] [secret-file PATH]
- *	[integrity] [write-mostly] [write-behind N]
+ *	[integrity] [tls] [tls-cert PATH] [tls-key PATH] [tls-ca PATH]
+ *	[tls-name NAME] [write-mostly] [write-behind N]
  */
 static int parse_node(struct lexer *lx, struct conf_storage *s)
 {
@@ -294,11 +339,17 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 		if (next(lx, &t) < 0)
 			return -1;
 		if (t.type == T_NL || t.type == T_EOF)
-			return 0;
+			return local ? 0 : tls_check(lx, &t, &n->ra.tls, n->secret_file,
+						     n->target);
 		if (t.type != T_WORD)
 			return conf_error(lx, &t, "expected an option of the %s node, found %s",
 					  local ? "local" : "remote", tok_name(&t));
 		err = parse_leg_option(lx, &t, n);
+		if (err < 0)
+			return -1;
+		if (!err)
+			continue;
+		err = local ? 1 : parse_tls_option(lx, &t, &n->ra.tls, true);
 		if (err < 0)
 			return -1;
 		if (!err)
@@ -339,7 +390,7 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 				return conf_error(lx, &t, "'integrity' given twice");
 			n->ra.integrity = true;
 		} else {
-			return conf_error(lx, &t, "unknown option '%s' of a remote node: expected timeout, dead-timeout, reconnect-max, secret-file, integrity, write-mostly or write-behind",
+			return conf_error(lx, &t, "unknown option '%s' of a remote node: expected timeout, dead-timeout, reconnect-max, secret-file, integrity, tls, tls-cert, tls-key, tls-ca, tls-name, write-mostly or write-behind",
 					  t.text);
 		}
 	}
@@ -551,8 +602,12 @@ static int parse_export(struct lexer *lx, const struct token *kw)
 				return -1;
 			continue;
 		} else {
-			return conf_error(lx, &t, "unknown setting '%s' of an export: expected device, listen, read-only, allow, secret-file, integrity or shared",
-					  t.text);
+			err = parse_tls_option(lx, &t, &e->tls, false);
+			if (err < 0)
+				return -1;
+			if (err)
+				return conf_error(lx, &t, "unknown setting '%s' of an export: expected device, listen, read-only, allow, secret-file, integrity, shared, tls, tls-cert, tls-key or tls-ca",
+						  t.text);
 		}
 		if (expect_end(lx, t.text) < 0)
 			return -1;
@@ -563,7 +618,7 @@ static int parse_export(struct lexer *lx, const struct token *kw)
 		return conf_error(lx, &name, "export '%s' has no 'device'", e->name);
 	if (!e->listen)
 		return conf_error(lx, &name, "export '%s' has no 'listen'", e->name);
-	return 0;
+	return tls_check(lx, &name, &e->tls, e->secret_file, NULL);
 }
 
 static int load_file(struct dst_config *c, const char *path, int depth,
@@ -876,6 +931,32 @@ static void print_size(FILE *f, uint64_t v)
 		fprintf(f, "%llu%c", (unsigned long long)v, units[u]);
 }
 
+/*
+ * The TLS of a node (@host, its ADDR:PORT) or an export, each setting
+ * between @pre and @post; a node's name only when not its address.
+ */
+static void dump_tls(FILE *f, const struct tls_args *t, const char *host,
+		     const char *pre, const char *post)
+{
+	struct tls_args dflt = { .on = true, .ca = "/" };
+
+	switch (tls_mode(t)) {
+	case DST_TLS_NONE:
+		return;
+	case DST_TLS_PSK:
+		fprintf(f, "%stls%s", pre, post);
+		return;
+	}
+	if (*t->cert)
+		fprintf(f, "%stls-cert %s%s%stls-key %s%s", pre, t->cert, post,
+			pre, t->key, post);
+	if (*t->ca)
+		fprintf(f, "%stls-ca %s%s", pre, t->ca, post);
+	if (host && *t->name &&
+	    (tls_args_problem(&dflt, false, host) || strcmp(dflt.name, t->name)))
+		fprintf(f, "%stls-name %s%s", pre, t->name, post);
+}
+
 static void dump_export(FILE *f, const struct conf_export *e, bool gap)
 {
 	char prefix[INET6_ADDRSTRLEN + 8];
@@ -897,6 +978,7 @@ static void dump_export(FILE *f, const struct conf_export *e, bool gap)
 		fputs("\tintegrity\n", f);
 	if (e->shared)
 		fputs("\tshared\n", f);
+	dump_tls(f, &e->tls, NULL, "\t", "\n");
 	fputs("}\n", f);
 }
 
@@ -942,6 +1024,8 @@ void config_dump(FILE *f, const struct dst_config *c)
 				fprintf(f, " secret-file %s", n->secret_file);
 			if (n->ra.integrity)
 				fputs(" integrity", f);
+			if (n->type == DST_NODE_REMOTE)
+				dump_tls(f, &n->ra.tls, n->target, " ", "");
 			if (n->la.write_mostly)
 				fputs(" write-mostly", f);
 			if (n->la.write_behind)

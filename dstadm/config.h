@@ -56,6 +56,7 @@ struct conf_export {
 	char *secret_file;		/* NULL: none */
 	bool secret_hidden;		/* showconf: it has one, not shown */
 	struct allow_list allow;	/* none: loopback clients only */
+	struct tls_args tls;
 	const char *file;
 	unsigned int line;
 };

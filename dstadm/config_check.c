@@ -5,11 +5,14 @@
  * names defined twice, a device used twice (by path once cleaned of "//",
  * "." and "..", or by device number), a storage built on itself, an
  * export or bitmap on a mirror leg, addresses that cannot all be bound,
- * allow entries given twice, secret files up would refuse.  With
+ * allow entries given twice, secret files up would refuse, TLS files the
+ * agent could not read.  With
  * CONF_CHECK_WARN also what is allowed but likely a mistake.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <netinet/in.h>
 
@@ -117,6 +120,21 @@ static void check_secret(struct checker *ck, const char *path, const char *file,
 	explicit_bzero(secret, sizeof(secret));
 }
 
+/* The PEM files of @t, which the TLS agent (root) reads at each connection. */
+static void check_tls(struct checker *ck, const struct tls_args *t, const char *file,
+		      unsigned int line)
+{
+	const char *const paths[] = { t->cert, t->key, t->ca };
+	size_t i;
+
+	if (!(ck->flags & CONF_CHECK_SECRETS))
+		return;
+	for (i = 0; i < 3; i++)
+		if (*paths[i] && access(paths[i], R_OK) < 0)
+			report(ck, file, line, false, "TLS file %s: %s", paths[i],
+			       strerror(errno));
+}
+
 static void check_storage(struct checker *ck, size_t i)
 {
 	const struct dst_config *c = ck->c;
@@ -135,6 +153,7 @@ static void check_storage(struct checker *ck, size_t i)
 	for (k = 0; k < s->nnodes; k++) {
 		n = &s->nodes[k];
 		check_secret(ck, n->secret_file, s->file, n->line);
+		check_tls(ck, &n->ra.tls, s->file, n->line);
 		if (n->type == DST_NODE_REMOTE) {
 			for (l = 0; l < k; l++)
 				if (s->nodes[l].type == DST_NODE_REMOTE &&
@@ -180,6 +199,7 @@ static void check_export(struct checker *ck, size_t i)
 	size_t j, k;
 
 	check_secret(ck, e->secret_file, e->file, e->line);
+	check_tls(ck, &e->tls, e->file, e->line);
 	for (j = 0; j < i; j++) {
 		f = &c->exports[j];
 		if (!strcmp(e->name, f->name))

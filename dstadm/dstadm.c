@@ -538,35 +538,29 @@ int parse_tls_arg(const char *cmd, int c, const char *arg, struct tls_args *t)
 	return 1;
 }
 
-int tls_args_check(const char *cmd, struct tls_args *t, const char *secret_file,
-		   const char *host)
+const char *tls_args_problem(struct tls_args *t, bool has_secret, const char *host)
 {
 	const char *end;
 	size_t n;
 
 	switch (tls_mode(t)) {
 	case DST_TLS_PSK:
-		if (!secret_file)
-			return usage_error(cmd, "--tls without certificates needs --secret-file: its secret is the PSK");
-		return EXIT_OK;
+		return has_secret ? NULL :
+		       "TLS without certificates needs a secret file: its secret is the key";
 	case DST_TLS_X509:
 		if (!*t->cert != !*t->key)
-			return usage_error(cmd, "--tls-cert and --tls-key go together");
-		if (tls_path(cmd, "tls-cert", t->cert) || tls_path(cmd, "tls-key", t->key) ||
-		    tls_path(cmd, "tls-ca", t->ca))
-			return EXIT_USAGE;
+			return "a TLS certificate needs its key, and the reverse";
 		if (!host) {
 			if (*t->name)
-				return usage_error(cmd, "--tls-name is for remote nodes");
-			if (!*t->cert)
-				return usage_error(cmd, "TLS with X.509 needs --tls-cert and --tls-key");
-			return EXIT_OK;
+				return "a TLS name is for remote nodes";
+			return *t->cert ? NULL :
+			       "TLS with X.509 needs the export's certificate and key";
 		}
 		if (!*t->ca)
-			return usage_error(cmd, "TLS with X.509 needs --tls-ca to check the export");
+			return "TLS with X.509 needs a CA file to check the export";
 		if (*t->name)
-			return EXIT_OK;
-		/* HOST:PORT or [HOST]:PORT, as parse_addr() took it. */
+			return NULL;
+		/* ADDR:PORT or [ADDR]:PORT, as parse_addr() took it. */
 		if (*host == '[') {
 			host++;
 			end = strchr(host, ']');
@@ -575,13 +569,33 @@ int tls_args_check(const char *cmd, struct tls_args *t, const char *secret_file,
 		}
 		n = end ? (size_t)(end - host) : strlen(host);
 		if (!n || n >= sizeof(t->name))
-			return usage_error(cmd, "no host name to check the export's certificate by: give --tls-name");
+			return "no address to check the export's certificate by: give a TLS name";
 		memcpy(t->name, host, n);
 		t->name[n] = '\0';
-		return EXIT_OK;
+		return NULL;
 	default:
-		return EXIT_OK;
+		return NULL;
 	}
+}
+
+int tls_args_check(const char *cmd, struct tls_args *t, const char *secret_file,
+		   const char *host)
+{
+	const char *why;
+
+	if (tls_mode(t) == DST_TLS_X509 &&
+	    (tls_path(cmd, "tls-cert", t->cert) || tls_path(cmd, "tls-key", t->key) ||
+	     tls_path(cmd, "tls-ca", t->ca)))
+		return EXIT_USAGE;
+	why = tls_args_problem(t, secret_file, host);
+	return why ? usage_error(cmd, "%s", why) : EXIT_OK;
+}
+
+bool tls_args_same(const struct tls_args *a, const struct tls_args *b)
+{
+	return tls_mode(a) == tls_mode(b) && !strcmp(a->cert, b->cert) &&
+	       !strcmp(a->key, b->key) && !strcmp(a->ca, b->ca) &&
+	       !strcmp(a->name, b->name);
 }
 
 bool name_valid(const char *s)

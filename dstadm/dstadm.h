@@ -206,11 +206,17 @@ uint32_t tls_mode(const struct tls_args *t);
 /* --tls and --tls-*: 1 if @c is none of them (dstadm.c). */
 int parse_tls_arg(const char *cmd, int c, const char *arg, struct tls_args *t);
 /*
- * After the options: PSK needs @secret_file; a node (@host not NULL) with
- * X.509 needs the CA and checks the export by @host unless --tls-name.
+ * What is wrong with @t, or NULL: PSK needs a secret (@has_secret); with
+ * X.509 a certificate needs its key, an export (@host NULL) needs both,
+ * a node (@host its ADDR:PORT) the CA, and checks the export by @host's
+ * address unless given a name, which this fills in.
  */
+const char *tls_args_problem(struct tls_args *t, bool has_secret, const char *host);
+/* The same after the options of @cmd, with the files made absolute. */
 int tls_args_check(const char *cmd, struct tls_args *t, const char *secret_file,
 		   const char *host);
+/* Whether @a and @b ask for the same TLS. */
+bool tls_args_same(const struct tls_args *a, const struct tls_args *b);
 
 /* Options of a remote node; 0 or false where not given. */
 struct remote_args {
@@ -395,7 +401,7 @@ struct node_info {
 	socklen_t addr_len;
 	bool auth;			/* remote: has a secret */
 	bool integrity;			/* remote: CRC32C */
-	uint32_t tls;			/* remote: enum dst_tls_mode */
+	struct tls_args tls;		/* remote */
 	uint64_t crc_errors;		/* remote */
 	char path[PATH_MAX];		/* local */
 	struct leg_args la;
@@ -456,7 +462,7 @@ struct export_info {
 	uint64_t crc_errors;
 	bool auth;			/* has a secret */
 	bool integrity;
-	uint32_t tls;			/* enum dst_tls_mode */
+	struct tls_args tls;
 	bool shared;			/* many writers at once */
 	bool has_allow;			/* else loopback clients only */
 	struct allow_list allow;

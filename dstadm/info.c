@@ -60,6 +60,29 @@ static int get_u32(const struct nlattr *attr, uint32_t *v, bool required)
 	return 0;
 }
 
+/*
+ * The TLS of a node or an export: @mode, then @nfiles attributes from
+ * @files: the certificate, key, CA and (a node's) name, the uapi's order.
+ */
+static int tls_parse(const struct nlattr *mode, const struct nlattr *const *files,
+		     size_t nfiles, struct tls_args *t)
+{
+	char *const bufs[] = { t->cert, t->key, t->ca, t->name };
+	uint32_t m = DST_TLS_NONE;
+	size_t i;
+
+	_Static_assert(DST_NODE_A_TLS_NAME == DST_NODE_A_TLS_CERT + 3 &&
+		       DST_EXPORT_A_TLS_CA == DST_EXPORT_A_TLS_CERT + 2,
+		       "TLS attributes in the uapi's order");
+	if (get_u32(mode, &m, false) < 0 || m >= __DST_TLS_MODE_MAX)
+		return -1;
+	t->on = m != DST_TLS_NONE;
+	for (i = 0; i < nfiles && m == DST_TLS_X509; i++)
+		if (files[i] && copy_str(bufs[i], DST_TLS_PATH_MAX, files[i]) < 0)
+			return -1;
+	return 0;
+}
+
 static int get_u64(const struct nlattr *attr, uint64_t *v, bool required)
 {
 	if (!attr)
@@ -120,7 +143,7 @@ int node_info_parse(const struct nlattr *nest, struct node_info *ni)
 	    get_u64(tb[DST_NODE_A_CRC_ERRORS], &ni->crc_errors, false) ||
 	    get_flag(tb[DST_NODE_A_AUTH], &ni->auth) ||
 	    get_flag(tb[DST_NODE_A_INTEGRITY], &ni->integrity) ||
-	    get_u32(tb[DST_NODE_A_TLS], &ni->tls, false) ||
+	    tls_parse(tb[DST_NODE_A_TLS], &tb[DST_NODE_A_TLS_CERT], 4, &ni->tls) ||
 	    get_flag(tb[DST_NODE_A_WRITE_MOSTLY], &ni->la.write_mostly) ||
 	    get_u32(tb[DST_NODE_A_WRITE_BEHIND], &ni->la.write_behind, false) ||
 	    get_u32(tb[DST_NODE_A_BEHIND], &ni->behind, false))
@@ -279,7 +302,7 @@ int export_info_parse(const struct nlattr *nest, struct export_info *ei)
 	    get_flag(tb[DST_EXPORT_A_READ_ONLY], &ei->read_only) ||
 	    get_flag(tb[DST_EXPORT_A_AUTH], &ei->auth) ||
 	    get_flag(tb[DST_EXPORT_A_INTEGRITY], &ei->integrity) ||
-	    get_u32(tb[DST_EXPORT_A_TLS], &ei->tls, false) ||
+	    tls_parse(tb[DST_EXPORT_A_TLS], &tb[DST_EXPORT_A_TLS_CERT], 3, &ei->tls) ||
 	    get_flag(tb[DST_EXPORT_A_SHARED], &ei->shared))
 		return -1;
 	ei->has_allow = tb[DST_EXPORT_A_ALLOW];

@@ -55,6 +55,7 @@ static int storage_conf(struct conf_storage *s, const struct storage_info *si)
 			if (ni->reconnect_max != DST_DEFAULT_RECONNECT_MAX)
 				n->ra.reconnect_max = ni->reconnect_max;
 			n->ra.integrity = ni->integrity;
+			n->ra.tls = ni->tls;
 			n->secret_hidden = ni->auth;
 		}
 		if (!n->target)
@@ -71,6 +72,7 @@ static int export_conf(struct conf_export *e, const struct export_info *ei)
 	e->read_only = ei->read_only;
 	e->integrity = ei->integrity;
 	e->shared = ei->shared;
+	e->tls = ei->tls;
 	e->secret_hidden = ei->auth;
 	if (ei->has_allow)
 		e->allow = ei->allow;

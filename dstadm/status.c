@@ -244,7 +244,7 @@ static void node_print_text(FILE *f, const struct status_set *set,
 			sub, ni->timeout, ni->dead_timeout, ni->reconnects);
 		fprintf(f, "%ssecret: %s, integrity: %s, tls: %s, checksum errors: %llu\n",
 			sub, ni->auth ? "yes" : "no",
-			ni->integrity ? "crc32c" : "none", tls_mode_name(ni->tls),
+			ni->integrity ? "crc32c" : "none", tls_mode_name(tls_mode(&ni->tls)),
 			(unsigned long long)ni->crc_errors);
 	}
 	fprintf(f, "%sread: %s, written: %s\n", sub, rd, wr);
@@ -338,7 +338,7 @@ static void export_print_text(FILE *f, const struct export_info *ei)
 	fprintf(f, "  size: %s\n", size);
 	fprintf(f, "  secret: %s\n", ei->auth ? "yes" : "no");
 	fprintf(f, "  integrity: %s\n", ei->integrity ? "crc32c" : "none");
-	fprintf(f, "  tls: %s\n", tls_mode_name(ei->tls));
+	fprintf(f, "  tls: %s\n", tls_mode_name(tls_mode(&ei->tls)));
 	fprintf(f, "  writers: %s\n", ei->shared ? "shared" : "one at a time");
 	if (!ei->has_allow)
 		fprintf(f, "  allow: loopback only (no allow list)\n");
@@ -472,7 +472,7 @@ static bool node_json(struct json_object *arr, const struct node_info *ni)
 	    !add_or_null(o, "secret", remote, json_object_new_boolean(ni->auth)) ||
 	    !add_or_null(o, "integrity", remote,
 			 json_object_new_string(ni->integrity ? "crc32c" : "none")) ||
-	    !add_or_null(o, "tls", remote, json_object_new_string(tls_mode_name(ni->tls))) ||
+	    !add_or_null(o, "tls", remote, json_object_new_string(tls_mode_name(tls_mode(&ni->tls)))) ||
 	    !add_or_null(o, "crc_errors", remote,
 			 json_object_new_uint64(ni->crc_errors)))
 		return false;
@@ -600,7 +600,7 @@ static bool export_json(struct json_object *arr, const struct export_info *ei)
 	       add(o, "secret", json_object_new_boolean(ei->auth)) &&
 	       add(o, "integrity",
 		   json_object_new_string(ei->integrity ? "crc32c" : "none")) &&
-	       add(o, "tls", json_object_new_string(tls_mode_name(ei->tls))) &&
+	       add(o, "tls", json_object_new_string(tls_mode_name(tls_mode(&ei->tls)))) &&
 	       add(o, "shared", json_object_new_boolean(ei->shared)) &&
 	       allow_json(o, ei) &&
 	       add(o, "clients", json_object_new_int64(ei->clients)) &&

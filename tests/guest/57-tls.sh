@@ -61,10 +61,10 @@ cert old 'cn = "old export"\nip_address = "127.0.0.1"\ntls_www_server\nactivatio
 log "certificates made"
 
 # --- dstadm's checks -----------------------------------------------------
-expect_error 2 "needs --secret-file" dstadm import r9 --remote 127.0.0.1:$PORT --tls
-expect_error 2 "needs --tls-ca" dstadm import r9 --remote 127.0.0.1:$PORT \
+expect_error 2 "needs a secret file" dstadm import r9 --remote 127.0.0.1:$PORT --tls
+expect_error 2 "needs a CA file" dstadm import r9 --remote 127.0.0.1:$PORT \
 	--tls-cert "$W/cli.pem" --tls-key "$W/cli.key"
-expect_error 2 "go together" dstadm export e9 --device /dev/ram0 \
+expect_error 2 "needs its key" dstadm export e9 --device /dev/ram0 \
 	--listen 127.0.0.1:$PORT --tls-cert "$W/srv.pem"
 expect_error 2 "No such file" dstadm export e9 --device /dev/ram0 \
 	--listen 127.0.0.1:$PORT --tls-cert "$W/none.pem" --tls-key "$W/srv.key"

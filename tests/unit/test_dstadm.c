@@ -2298,6 +2298,22 @@ static void test_config_errors(void **state)
 		{ "storage x {\n alg linear\n node local dev\n}", "t.conf:3:13: expected a device (an absolute path)" },
 		{ "storage x {\n alg linear\n node disk /a\n}", "t.conf:3:7: expected 'local' or 'remote', found 'disk'" },
 		{ "storage x {\n alg linear\n node remote 1.2.3.4\n}", "t.conf:3:14: invalid address '1.2.3.4'" },
+		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 tls\n}",
+		  "t.conf:3:27: TLS without certificates needs a secret file: its secret is the key" },
+		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 tls-cert /c tls-key /k\n}",
+		  "t.conf:3:46: TLS with X.509 needs a CA file to check the export" },
+		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 tls-ca /a tls-cert /c\n}",
+		  "t.conf:3:45: a TLS certificate needs its key, and the reverse" },
+		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 tls-ca rel\n}",
+		  "t.conf:3:31: expected a PEM file (an absolute path), found 'rel'" },
+		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 tls-ca /a tls-ca /b\n}",
+		  "t.conf:3:34: 'tls-ca' given twice" },
+		{ "storage x {\n alg linear\n node local /a tls\n}",
+		  "t.conf:3:16: unknown option 'tls' of a local node" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n tls-ca /c\n}",
+		  "t.conf:1:8: TLS with X.509 needs the export's certificate and key" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n tls-name n\n}",
+		  "t.conf:4:2: unknown setting 'tls-name' of an export" },
 		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 timeout 0\n}", "t.conf:3:32: invalid timeout '0': seconds from 1 to 86400" },
 		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 speed 9\n}", "t.conf:3:24: unknown option 'speed' of a remote node" },
 		{ "storage x {\n alg linear\n node local /a extra\n}", "t.conf:3:16: unknown option 'extra' of a local node: expected write-mostly or write-behind" },
@@ -2533,9 +2549,16 @@ static void test_config_dump(void **state)
 	const char *text = "storage m {\n\talg mirror\n\tchunk-size 64K\n\tresync-max 50M\n"
 			   "\tnode local /dev/a\n\tnode remote [::1]:7000 timeout 5"
 			   " secret-file /etc/dst/m.key integrity write-mostly write-behind 64\n}\n\n"
+			   "storage t {\n\talg linear\n"
+			   "\tnode remote 10.0.0.2:7000 secret-file /etc/dst/t.key tls\n"
+			   "\tnode remote 10.0.0.3:7000 tls-cert /c.pem tls-key /c.key"
+			   " tls-ca /ca.pem\n"
+			   "\tnode remote 10.0.0.4:7000 tls-ca /ca.pem tls-name s4.example\n}\n\n"
 			   "export x {\n\tdevice /dev/dst/m\n\tlisten 127.0.0.1:7000\n"
 			   "\tallow 10.0.0.0/8\n\tallow 2001:db8::/32 read-only\n"
-			   "\tsecret-file /etc/dst/x.key\n\tintegrity\n\tshared\n}\n";
+			   "\tsecret-file /etc/dst/x.key\n\tintegrity\n\tshared\n}\n\n"
+			   "export y {\n\tdevice /dev/b\n\tlisten 127.0.0.1:7001\n"
+			   "\ttls-cert /s.pem\n\ttls-key /s.key\n\ttls-ca /ca.pem\n}\n";
 	struct dst_config c;
 	char msg[256], *out = NULL;
 	size_t len = 0;
