@@ -10,11 +10,14 @@
 #      old module serves on, DKMS built the new one (dst_storage.ko) and
 #      removed the old; dstadm says the versions differ
 #   2: the new module runs; the mirror, the export and the fstab mount
-#      are back by themselves, the data reads back; a disk of the linear
-#      storage is made missing for the next boot
+#      are back by themselves, the data reads back; an export and an
+#      import with TLS (PSK) are added to /etc/dst.conf and applied with
+#      systemctl reload dst, dst-tlsd.service doing the handshakes; a
+#      disk of the linear storage is made missing for the next boot
 #   3: the linear storage is not up (not even in part) and dst.service
 #      says so, all the rest is up and mounted with its data (the second
-#      reboot), status --check exits 4 naming it; the disk back,
+#      reboot), status --check exits 4 naming it; the TLS import is back
+#      over TLS with its data; the disk back,
 #      dst.service's retry brings it up, status --check exits 0;
 #      dst-monitor.service logs the state; the mirror-export autopkgtest
 #      passes; a second kernel flavour (cloud-amd64) gets the module from
@@ -210,6 +213,46 @@ skew_said() { dstadm version 2>&1 | tee /dev/stderr | grep -q "note: the loaded 
 new_module_runs() {
 	[[ ! -e /sys/module/dst && "$(cat /sys/module/dst_storage/version)" == "$(deb_version "$SHARE/dist")" ]]
 }
+# TLS from /etc/dst.conf: an export and an import of it with a PSK, the
+# export's disk a loop device attached at boot like the others.
+tls_conf() {
+	cat >>/etc/dst.conf <<'CONF'
+export ptx {
+	device /dev/loop5
+	listen 127.0.0.1:7901
+	secret-file /etc/dst/tls.key
+	tls
+}
+CONF
+	dstadm check-config && systemctl reload dst &&
+		cat >>/etc/dst.conf <<'CONF'
+storage pt {
+	alg linear
+	node remote 127.0.0.1:7901 secret-file /etc/dst/tls.key tls
+}
+CONF
+	dstadm check-config && systemctl reload dst
+}
+tls_node_psk() { [[ "$(dstadm status pt --json | jq -r '.storages[0].nodes[0].tls')" == psk ]]; }
+tls_setup() {
+	truncate -s 32M /var/lib/dst-pkgtest/tls.img &&
+		sed -i 's|^ExecStart=/sbin/losetup /dev/loop3 .*|&\nExecStart=/sbin/losetup /dev/loop5 /var/lib/dst-pkgtest/tls.img|' \
+			/etc/systemd/system/dst-pkgtest-loops.service &&
+		systemctl daemon-reload && losetup /dev/loop5 /var/lib/dst-pkgtest/tls.img &&
+		(umask 077 && head -c 32 /dev/urandom | base64 >/etc/dst/tls.key) &&
+		systemctl is-active --quiet dst-tlsd && tls_conf &&
+		wait_until 60 storage_running pt && tls_node_psk &&
+		dd if=/dev/urandom of=/var/lib/dst-pkgtest/tls.data bs=1M count=4 status=none &&
+		dd if=/var/lib/dst-pkgtest/tls.data of="$(dstadm status pt --json | jq -r '.storages[0].device')" \
+			bs=1M oflag=direct conv=fsync status=none
+}
+tls_back() {
+	local dev
+	storage_running pt && tls_node_psk && systemctl is-active --quiet dst-tlsd &&
+		dev=$(dstadm status pt --json | jq -r '.storages[0].device') &&
+		[[ "$(dd if="$dev" bs=1M count=4 iflag=direct status=none | sha256sum)" == \
+			"$(sha256sum </var/lib/dst-pkgtest/tls.data)" ]]
+}
 missing_disk_next_boot() {
 	sed -i '/loop4/d' /etc/systemd/system/dst-pkgtest-loops.service
 }
@@ -252,7 +295,7 @@ purge() {
 	umount /mnt/pm && sed -i '\|/dev/dst/pm|d' /etc/fstab &&
 		systemctl disable --now dst-monitor &&
 		systemctl stop dst && systemctl disable dst-pkgtest-loops.service &&
-		apt-get purge -y dstadm dst-dkms
+		rm -f /etc/dst/tls.key && apt-get purge -y dstadm dst-dkms
 }
 nothing_left() {
 	local left
@@ -288,6 +331,7 @@ case "$stage" in
 	check export-back export_listening
 	check fstab-data-back-1 fs_back
 	check started-clean test "$(dstadm status pm --json | jq -r '.storages[0].started')" = clean
+	check tls-conf tls_setup
 	check kernel-log-2 kernel_log_clean
 	missing_disk_next_boot
 	echo 3 >"$STATE"
@@ -298,8 +342,9 @@ case "$stage" in
 	check missing-disk-rest-up wait_until 60 mirror_in_sync
 	check missing-disk-export-up export_listening
 	check fstab-data-back-2 fs_back
+	check tls-back wait_until 120 tls_back
 	check disk-back-restart disk_back
-	check status-check-ok check_says 0 "ok: 2 storage(s) healthy"
+	check status-check-ok check_says 0 "ok: 3 storage(s) healthy"
 	check monitor-service monitor_unit
 	check autopkgtest-mirror-export "$SHARE/debian/tests/mirror-export"
 	check second-kernel cloud_kernel
