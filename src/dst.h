@@ -359,6 +359,7 @@ int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 		      bool server, const struct sockaddr_storage *peer,
 		      unsigned long timeout, const char **why);
 int dst_tls_accept(struct sk_buff *skb);
+const char *dst_tls_recv_error(int err);
 int dst_tls_fill(struct sk_buff *skb, const struct dst_tls *tls, int mode,
 		 int cert, int key, int ca, int name);
 int dst_tls_done(u32 id, int status, const char *message);

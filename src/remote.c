@@ -481,7 +481,8 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 
 	err = dst_sock_recv(r->sock, &rep, sizeof(rep));
 	if (err) {
-		*why = "connection lost";
+		*why = (r->tls ? dst_tls_recv_error(err) : NULL) ?:
+		       "connection lost";
 		return err;
 	}
 	if (r->integrity && be32_to_cpu(rep.hdr_crc) !=
@@ -521,7 +522,8 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 			r->receiving = NULL;
 			spin_unlock(&r->lock);
 			if (err)
-				*why = "connection lost in read data";
+				*why = (r->tls ? dst_tls_recv_error(err) : NULL) ?:
+				       "connection lost in read data";
 			else if (r->integrity &&
 				 be32_to_cpu(rep.data_crc) !=
 				 dst_crc_bio(req->bio, req->bio->bi_iter))

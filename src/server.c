@@ -785,8 +785,12 @@ static void dst_client_serve(struct dst_client *c)
 			dst_client_refuse(c, "truncated request");
 			return;
 		}
-		if (err)
+		if (err) {
+			why = c->tls ? dst_tls_recv_error(err) : NULL;
+			if (why)
+				dst_client_refuse(c, why);
 			return;
+		}
 		why = dst_check_request(c, &req);
 		if (why) {
 			dst_client_refuse(c, why);
@@ -802,8 +806,11 @@ static void dst_client_serve(struct dst_client *c)
 			return;
 		err = dst_client_handle(c, &req);
 		if (err) {
+			why = c->tls ? dst_tls_recv_error(err) : NULL;
 			if (err == -EPIPE)
 				dst_client_refuse(c, "truncated write data");
+			else if (why)
+				dst_client_refuse(c, why);
 			else if (err != -ENOTCONN && err != -ECONNRESET)
 				pr_warn_ratelimited("export %s: client %pISpc: request failed (%d), closing the connection\n",
 						    c->exp->name, &c->peer, err);

@@ -116,6 +116,22 @@ int dst_tls_fill(struct sk_buff *skb, const struct dst_tls *tls, int mode,
 	return 0;
 }
 
+/*
+ * Why a receive on a connection with TLS failed, if for TLS: NULL for
+ * errors that are not the TLS layer's.
+ */
+const char *dst_tls_recv_error(int err)
+{
+	switch (err) {
+	case -EBADMSG:
+		return "a TLS record did not decrypt (changed on the wire?)";
+	case -EIO:
+		return "the peer sent a TLS record that is not data (an alert?)";
+	default:
+		return NULL;
+	}
+}
+
 /* Whether the agent put the kernel's TLS layer on in both directions. */
 static bool dst_tls_on(struct socket *sock)
 {

@@ -10,13 +10,16 @@
 # where the export asks for one, a name the certificate does not have,
 # an expired certificate.  gnutls-cli completes a PSK handshake with an
 # export.  A mirror leg over TLS whose export goes under fio reconnects
-# with TLS when it is back, and resyncs: legs identical.
+# with TLS when it is back, and resyncs: legs identical.  A bit flipped on
+# the wire, either way, ends the connection, which is made again; what
+# the device holds and what reads back is what was written.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
 
 PORT=7330
 SNIFF=$DST_ROOT/tests/tools/sniff.py
+FLIPPROXY=$DST_ROOT/tests/tools/flipproxy.py
 # 16 bytes; the data written is made of it, so every segment holds copies.
 MARK=dst-TLS-marker-1
 
@@ -153,6 +156,7 @@ grep -q "Handshake was completed" <<<"$out" ||
 	fail "gnutls-cli did not complete a handshake: $out"
 log "gnutls-cli completed a PSK handshake with e0"
 
+
 # --- a mirror leg over TLS: its export goes under fio, comes back ---------
 expect_ok bounded 30 dstadm create m --alg mirror
 STORAGES+=(m)
@@ -182,6 +186,29 @@ expect_ok bounded 60 dstadm delete m
 STORAGES=()
 log "mirror: the TLS leg reconnected with TLS and resynced, legs identical"
 undo_export e0
+
+# --- a bit flipped on the wire, each way: the connection ends, no harm -----
+do_export e4 /dev/ram1 127.0.0.1:$((PORT + 4)) --secret-file "$W/s.good" --tls
+"$FLIPPROXY" $((PORT + 5)) $((PORT + 4)) $((1 << 20)) >"$W/flip.log" &
+BG_PIDS+=($!)
+wait_for 20 "the flipping proxy" grep -q ready "$W/flip.log"
+do_import r5 127.0.0.1:$((PORT + 5)) --secret-file "$W/s.good" --tls --dead-timeout 60
+expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
+[[ "$(dev_sha "$DEV" 8)" == "$(file_sha "$W/marks")" ]] ||
+	fail "what was written through the flips does not read back"
+[[ "$(dev_sha /dev/ram1 8)" == "$(file_sha "$W/marks")" ]] ||
+	fail "the export's device does not hold what was written through the flips"
+cat "$W/flip.log"
+[[ "$(grep -c flipped "$W/flip.log")" == 2 ]] || fail "the proxy did not flip a bit each way"
+[[ "$(node_field r5 reconnects)" -ge 2 ]] ||
+	fail "r5 reconnected $(node_field r5 reconnects) times, not after each flip"
+dmesg | grep -q "export e4: client .*: a TLS record did not decrypt" ||
+	fail "the export did not say a record did not decrypt"
+dmesg | grep -q "127.0.0.1:$((PORT + 5)): a TLS record did not decrypt" ||
+	fail "the import did not say a record did not decrypt"
+undo_import r5
+undo_export e4
+log "flips: each ended its connection, the data is what was written"
 
 # --- X.509 ---------------------------------------------------------------
 do_export e2 /dev/ram0 127.0.0.1:$((PORT + 2)) --tls-cert "$W/srv.pem" \
