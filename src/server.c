@@ -51,6 +51,7 @@ struct dst_client {
 	bool auth;
 	bool crc;
 	bool tls;
+	bool denied;
 	struct task_struct *rx;
 	struct work_struct tx_work;
 	spinlock_t lock;		/* done */
@@ -434,6 +435,16 @@ static void dst_client_deny(struct dst_client *c, u16 status,
 	dst_sock_send(c->sock, &rep, sizeof(rep), false);
 }
 
+/* A client not on the allow list: told so, counted, logged. */
+static void dst_client_denied(struct dst_client *c)
+{
+	atomic64_inc(&c->exp->denied);
+	pr_warn_ratelimited("export %s: client %pISpc is not on the allow list, closing the connection\n",
+			    c->exp->name, &c->peer);
+	c->sock->sk->sk_sndtimeo = 0;
+	dst_client_deny(c, DST_EPERM, "not on the export's allow list");
+}
+
 /* The handshake with the secret; false when the client failed it. */
 static bool dst_client_auth(struct dst_client *c, const struct dst_hello *hello)
 {
@@ -762,6 +773,10 @@ static void dst_client_serve(struct dst_client *c)
 	dst_deadline_start(&hello_deadline, c->sock, DST_HELLO_TIMEOUT);
 	c->hello_deadline = &hello_deadline;
 	err = exp->tls ? dst_client_tls(c) : 0;
+	if (!err && c->denied) {
+		dst_client_denied(c);
+		err = -EPERM;
+	}
 	if (!err)
 		err = dst_client_hello(c);
 	if (dst_deadline_end(&hello_deadline) && !err)
@@ -871,14 +886,18 @@ void dst_client_start(struct dst_export *exp, struct socket *sock)
 	len = kernel_getpeername(sock, (struct sockaddr *)&c->peer);
 	if (len < 0)
 		goto err_free;
-	/* Before any thread or byte read: a peer not let in costs nothing. */
+	/*
+	 * Before any thread or byte read: a peer not let in costs nothing.
+	 * With TLS the refusal must be inside it for the client to read it:
+	 * after the handshake, within the handshakes' bound.
+	 */
 	if (!dst_access_check(exp->acl, &c->peer, &c->read_only)) {
-		atomic64_inc(&exp->denied);
-		pr_warn_ratelimited("export %s: client %pISpc is not on the allow list, closing the connection\n",
-				    exp->name, &c->peer);
-		sock->sk->sk_sndtimeo = 0;
-		dst_client_deny(c, DST_EPERM, "not on the export's allow list");
-		goto err_free;
+		if (exp->tls) {
+			c->denied = true;
+		} else {
+			dst_client_denied(c);
+			goto err_free;
+		}
 	}
 	c->read_only |= exp->read_only;
 	dst_sock_setup(sock, false, 0);

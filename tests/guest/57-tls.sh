@@ -9,7 +9,8 @@
 # and a TLS client of a plaintext one, a wrong CA, no client certificate
 # where the export asks for one, a name the certificate does not have,
 # an expired certificate.  gnutls-cli completes a PSK handshake with an
-# export.  A mirror leg over TLS whose export goes under fio reconnects
+# export, and with one whose allow list does not have it, which then
+# refuses it (and an import) inside TLS.  A mirror leg over TLS whose export goes under fio reconnects
 # with TLS when it is back, and resyncs: legs identical.  A bit flipped on
 # the wire, either way, ends the connection, which is made again; what
 # the device holds and what reads back is what was written.
@@ -156,6 +157,22 @@ grep -q "Handshake was completed" <<<"$out" ||
 	fail "gnutls-cli did not complete a handshake: $out"
 log "gnutls-cli completed a PSK handshake with e0"
 
+# Not on the allow list: refused after the handshake, inside TLS, so that
+# the client reads why.
+do_export e5 /dev/ram1 127.0.0.1:$((PORT + 6)) --secret-file "$W/s.good" --tls \
+	--allow 10.9.9.9
+out=$(bounded 30 gnutls-cli --pskusername dst \
+	--pskkey "$(od -An -tx1 "$W/s.good" | tr -d ' \n' | sed 's/0a$//')" \
+	--priority 'NORMAL:-VERS-ALL:+VERS-TLS1.3:-KX-ALL:+ECDHE-PSK' \
+	-p $((PORT + 6)) 127.0.0.1 </dev/null 2>&1) || true
+grep -q "Handshake was completed" <<<"$out" ||
+	fail "gnutls-cli did not complete a handshake with e5: $out"
+expect_error 1 "does not let this host in" dstadm import r6 \
+	--remote 127.0.0.1:$((PORT + 6)) --secret-file "$W/s.good" --tls
+[[ "$(export_field e5 denied)" -ge 2 ]] ||
+	fail "e5 counted $(export_field e5 denied) clients not on its allow list, want 2"
+undo_export e5
+log "not on the allow list: refused inside TLS, after a complete handshake"
 
 # --- a mirror leg over TLS: its export goes under fio, comes back ---------
 expect_ok bounded 30 dstadm create m --alg mirror
