@@ -6,7 +6,9 @@
 # in-kernel client under fio, 1 in DST_WIRE_FUZZ_RATE replies (default
 # 1024; each costs a reconnect) and 1 in 8 hello replies mutated.  No
 # oops, WARN or hang (the runner checks the kernel log), and the module
-# unloads cleanly afterwards.  A longer run: DST_WIRE_FUZZ=300000 or more,
+# unloads cleanly afterwards.  The clients' part runs again inside TLS
+# (PSK, through the agent), with DST_WIRE_FUZZ_TLS messages (default a
+# tenth).  A longer run: DST_WIRE_FUZZ=300000 or more,
 # DST_WIRE_FUZZ_SEED=2, DST_WIRE_FUZZ_RATE=256 (docs/TESTING.md).
 set -euo pipefail
 # shellcheck source=tests/guest/remote-lib.sh
@@ -14,6 +16,8 @@ source "${DST_ROOT:-/mnt/dst}/tests/guest/remote-lib.sh"
 
 PORT=7330
 N=${DST_WIRE_FUZZ:-60000}
+# Inside TLS each connection the fuzzer loses costs a handshake.
+N_TLS=${DST_WIRE_FUZZ_TLS:-$((N / 10))}
 SEED=${DST_WIRE_FUZZ_SEED:-1}
 RATE=${DST_WIRE_FUZZ_RATE:-1024}
 WIREFUZZ=$DST_ROOT/tests/tools/wirefuzz
@@ -31,6 +35,22 @@ expect_ok bounded 60 "$DSTSEC" client 127.0.0.1 $PORT ok
 wait_for 30 "e0 to have no clients" field_is export_field e0 clients 0
 undo_export e0
 log "export: $N fuzzed messages, still serving"
+
+# --- the same inside TLS (PSK): each connection through the agent -----------
+dstadm tlsd 2>/tmp/wf-tlsd.log &
+TLSD=$!
+BG_PIDS+=("$TLSD")
+wait_for 20 "the TLS agent" grep -q ready /tmp/wf-tlsd.log
+(umask 077 && printf 'wirefuzz-psk-%s\n' "$SEED" >/tmp/wf.psk)
+do_export e1 /dev/ram0 127.0.0.1:$((PORT + 2)) --shared --secret-file /tmp/wf.psk --tls
+expect_ok bounded 1200 "$WIREFUZZ" --tls-psk /tmp/wf.psk client 127.0.0.1 $((PORT + 2)) \
+	"$N_TLS" "$SEED"
+wait_for 30 "e1 to have no clients" field_is export_field e1 clients 0
+undo_export e1
+kill "$TLSD"
+wait "$TLSD" || fail "dstadm tlsd did not stop cleanly"
+BG_PIDS=()
+log "export with TLS: $N_TLS fuzzed messages inside TLS, still serving"
 
 # --- a fake export against the in-kernel client ------------------------------
 bounded 1200 "$WIREFUZZ" server $((PORT + 1)) $((64 << 20)) "$N" "$SEED" "$RATE" >/tmp/wf-server.log 2>&1 &

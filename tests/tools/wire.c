@@ -196,6 +196,8 @@ void hello_ok(struct dst_hello_reply *r, uint64_t size, uint32_t max_request,
 	r->features = htobe64(features);
 }
 
+void (*wire_on_connect)(int fd);
+
 int connect_to(const char *host, const char *port)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;
@@ -222,6 +224,8 @@ int connect_to(const char *host, const char *port)
 		fail("cannot connect to %s port %s: %s", host, port, strerror(errno));
 	set_timeouts(fd, io_timeout);
 	tcp_nodelay(fd);
+	if (wire_on_connect)
+		wire_on_connect(fd);
 	return fd;
 }
 

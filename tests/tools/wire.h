@@ -52,8 +52,12 @@ void hello_session(struct dst_hello *h);
 /* A hello reply that lets the client in: 512/4096-byte blocks. */
 void hello_ok(struct dst_hello_reply *r, uint64_t size, uint32_t max_request,
 	      uint64_t features);
-/* A connected TCP socket with io_timeout set; fails if it cannot connect. */
+/*
+ * A connected TCP socket with io_timeout set; fails if it cannot connect.
+ * wire_on_connect, if set, is run on it first (TLS).
+ */
 int connect_to(const char *host, const char *port);
+extern void (*wire_on_connect)(int fd);
 uint64_t parse_u64(const char *s, const char *what);
 
 /* CRC-32C as the protocol has it (iSCSI's). */

@@ -20,6 +20,10 @@
  *	0.1 s.  Exits 0 after N messages.
  *
  * Both print how many messages were sent and how many were mutated.
+ * With --tls-psk FILE first, each connection is TLS 1.3 with the key in
+ * FILE (one trailing newline dropped), as dstadm tlsd does it, and the
+ * client proves it as the secret: the messages are fuzzed inside TLS.
+ * (The server has no secret, so it cannot serve a client with TLS.)
  */
 #include <endian.h>
 #include <errno.h>
@@ -32,12 +36,46 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include "ktls.h"
 #include "wire.h"
 
 #define MAXREQ		(1U << 20)
 #define BLK		4096
 
 const char *wire_prog = "wirefuzz";
+
+/* --tls-psk: the key, size 0 for none. */
+static unsigned char psk[DST_SECRET_MAX + 1];
+static struct ktls_params tls = { .mode = DST_TLS_PSK, .psk = { psk, 0 } };
+
+static void tls_on(int fd)
+{
+	char why[256];
+	int err;
+
+	if (!tls.psk.size)
+		return;
+	err = ktls_handshake(fd, &tls, why, sizeof(why));
+	if (err)
+		fail("TLS with the %s: %s", tls.server ? "client" : "export", why);
+}
+
+static void tls_load(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	n = fread(psk, 1, sizeof(psk), f);
+	fclose(f);
+	if (n && psk[n - 1] == '\n')
+		n--;
+	if (!n || n > DST_SECRET_MAX)
+		die("%s: not a key of 1 to %d bytes", path, DST_SECRET_MAX);
+	tls.psk.size = n;
+	wire_on_connect = tls_on;
+}
 
 static uint64_t sent, mutated;
 
@@ -126,7 +164,9 @@ static void fuzz_hello(struct cli *f)
 
 static void cli_connect(struct cli *f)
 {
-	int err = wire_handshake(&f->c, f->host, f->port, NULL, 0,
+	/* An export with TLS and PSK has the key as its secret too. */
+	int err = wire_handshake(&f->c, f->host, f->port,
+				 tls.psk.size ? psk : NULL, tls.psk.size,
 				 rnd() % 2 ? DST_FEAT_CRC32C | DST_FEAT_FLUSH |
 				 DST_FEAT_DISCARD | DST_FEAT_WRITE_ZEROES : rnd(),
 				 NULL, NULL);
@@ -517,6 +557,8 @@ static void fuzz_server(const char *port, uint64_t size, uint64_t n,
 		if (fd < 0)
 			die("accept: %s", strerror(errno));
 		tcp_nodelay(fd);
+		tls.server = true;
+		tls_on(fd);
 		s.conns++;
 		srv_conn(&s, fd);
 		close(fd);
@@ -531,6 +573,11 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
+	if (argc > 2 && !strcmp(argv[1], "--tls-psk")) {
+		tls_load(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc == 6 && !strcmp(argv[1], "client")) {
 		rng_state = parse_u64(argv[5], "seed") * 0x9e3779b97f4a7c15ULL + 1;
 		fuzz_client(argv[2], argv[3], parse_u64(argv[4], "count"));
@@ -543,5 +590,5 @@ int main(int argc, char **argv)
 			    argc == 7 ? parse_u64(argv[6], "rate") : 1024);
 		return 0;
 	}
-	die("usage: wirefuzz client HOST PORT N SEED | wirefuzz server PORT SIZE N SEED [RATE]");
+	die("usage: wirefuzz [--tls-psk FILE] client HOST PORT N SEED | wirefuzz [--tls-psk FILE] server PORT SIZE N SEED [RATE]");
 }
