@@ -7,7 +7,7 @@
  *                            not a well-formed netlink message
  *   nlfuzz cases             malformed requests with the errno each must get
  *   nlfuzz events            create/delete are announced on "events"
- *   nlfuzz perm              every command, and joining "events",
+ *   nlfuzz perm              every command, and joining "events" and "tls",
  *                            refused with EPERM (run it without
  *                            CAP_NET_ADMIN)
  *
@@ -29,6 +29,7 @@
 
 static uint16_t family;
 static uint32_t events_group;
+static uint32_t tls_group;
 static unsigned int seq = 1;
 static char buf[65536];
 
@@ -78,6 +79,8 @@ static int grp_cb(const struct nlattr *attr, void *data)
 	}
 	if (name && !strcmp(name, DST_GENL_MCGRP_EVENTS))
 		events_group = id;
+	if (name && !strcmp(name, DST_GENL_MCGRP_TLS))
+		tls_group = id;
 	return MNL_CB_OK;
 }
 
@@ -129,7 +132,8 @@ static void resolve(struct mnl_socket *nl)
 	struct nlmsghdr *nlh = msg(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, 0);
 
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, DST_GENL_NAME);
-	if (transact(nl, nlh, family_cb, NULL) || !family || !events_group) {
+	if (transact(nl, nlh, family_cb, NULL) || !family || !events_group ||
+	    !tls_group) {
 		fprintf(stderr, "dst genl family or its events group not found\n");
 		exit(1);
 	}
@@ -727,6 +731,62 @@ static void started_given(struct nlmsghdr *nlh)
 	mnl_attr_nest_end(nlh, n);
 }
 
+/* DONE of a handshake: @id, @status, and the FD only replies have if @fd. */
+static void tls_done(struct nlmsghdr *nlh, bool id, bool status, bool fd)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_TLS);
+
+	if (id)
+		mnl_attr_put_u32(nlh, DST_TLS_A_ID, 0x7fffffff);
+	if (status)
+		mnl_attr_put_u32(nlh, DST_TLS_A_STATUS, 0);
+	if (fd)
+		mnl_attr_put_u32(nlh, DST_TLS_A_FD, 0);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static void tls_done_unknown(struct nlmsghdr *nlh) { tls_done(nlh, true, true, false); }
+static void tls_done_no_id(struct nlmsghdr *nlh) { tls_done(nlh, false, true, false); }
+static void tls_done_no_status(struct nlmsghdr *nlh) { tls_done(nlh, true, false, false); }
+static void tls_done_fd(struct nlmsghdr *nlh) { tls_done(nlh, true, true, true); }
+
+static void tls_done_status_big(struct nlmsghdr *nlh)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_TLS);
+
+	mnl_attr_put_u32(nlh, DST_TLS_A_ID, 1);
+	mnl_attr_put_u32(nlh, DST_TLS_A_STATUS, 4096);
+	mnl_attr_nest_end(nlh, n);
+}
+
+/* TLS on a local node; X.509 without the CA and name a node needs. */
+static void tls_node(struct nlmsghdr *nlh, bool local)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(9),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+
+	mnl_attr_put_strz(nlh, DST_STORAGE_A_NAME, "c0");
+	mnl_attr_nest_end(nlh, n);
+	n = mnl_attr_nest_start(nlh, DST_A_NODE);
+	if (local) {
+		mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, DST_NODE_LOCAL);
+		mnl_attr_put_strz(nlh, DST_NODE_A_PATH, "/dev/null");
+	} else {
+		mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, DST_NODE_REMOTE);
+		mnl_attr_put(nlh, DST_NODE_A_ADDR, sizeof(sin), &sin);
+		mnl_attr_put_strz(nlh, DST_NODE_A_TLS_CERT, "/c.pem");
+	}
+	mnl_attr_put_u32(nlh, DST_NODE_A_TLS, local ? DST_TLS_PSK : DST_TLS_X509);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static void tls_local(struct nlmsghdr *nlh) { tls_node(nlh, true); }
+static void tls_x509_no_ca(struct nlmsghdr *nlh) { tls_node(nlh, false); }
+
 static void event_attr(struct nlmsghdr *nlh)
 {
 	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_EVENT);
@@ -786,6 +846,17 @@ static int cases(void)
 		{ "export name too long for the policy", DST_CMD_EXPORT_NEW, EINVAL,
 		  export_name_long },
 		{ "an event as a request", DST_CMD_EVENT, EOPNOTSUPP, no_attrs },
+		{ "a TLS request as a request", DST_CMD_TLS_REQUEST, EOPNOTSUPP, no_attrs },
+		{ "TLS accept with nothing waiting", DST_CMD_TLS_ACCEPT, ENOENT, no_attrs },
+		{ "TLS done of no handshake", DST_CMD_TLS_DONE, ENOENT, tls_done_unknown },
+		{ "TLS done without an id", DST_CMD_TLS_DONE, EINVAL, tls_done_no_id },
+		{ "TLS done without a status", DST_CMD_TLS_DONE, EINVAL, tls_done_no_status },
+		{ "TLS done with a descriptor", DST_CMD_TLS_DONE, EINVAL, tls_done_fd },
+		{ "TLS done with a status beyond errno", DST_CMD_TLS_DONE, ERANGE,
+		  tls_done_status_big },
+		{ "TLS done without a nest", DST_CMD_TLS_DONE, EINVAL, no_attrs },
+		{ "TLS on a local node", DST_CMD_NODE_ADD, EINVAL, tls_local },
+		{ "X.509 node without a CA", DST_CMD_NODE_ADD, EINVAL, tls_x509_no_ca },
 		{ "an event attribute in a request", DST_CMD_INFO, EINVAL, event_attr },
 		{ "unknown command", DST_CMD_MAX + 1, EOPNOTSUPP, no_attrs },
 		{ "command 0", DST_CMD_UNSPEC, EOPNOTSUPP, no_attrs },
@@ -896,8 +967,14 @@ static int perm(void)
 	printf("%s join events: got %s, want %s\n", e == EPERM ? "ok" : "FAIL",
 	       e ? strerror(e) : "success", strerror(EPERM));
 	failed += e != EPERM;
+	/* Its members are taken for TLS agents. */
+	e = mnl_socket_setsockopt(nl, NETLINK_ADD_MEMBERSHIP, &tls_group,
+				  sizeof(tls_group)) < 0 ? errno : 0;
+	printf("%s join tls: got %s, want %s\n", e == EPERM ? "ok" : "FAIL",
+	       e ? strerror(e) : "success", strerror(EPERM));
+	failed += e != EPERM;
 	for (cmd = DST_CMD_UNSPEC + 1; cmd <= DST_CMD_MAX; cmd++) {
-		if (cmd == DST_CMD_EVENT)
+		if (cmd == DST_CMD_EVENT || cmd == DST_CMD_TLS_REQUEST)
 			continue;
 		nlh = msg(family, cmd, DST_GENL_VERSION,
 			  cmd == DST_CMD_STORAGE_GET || cmd == DST_CMD_EXPORT_GET ?
