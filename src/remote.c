@@ -439,13 +439,28 @@ static int dst_remote_note_size(struct dst_remote *r,
 }
 
 /*
+ * The connection broke in the data of @req's reply: as one that got no
+ * reply, it is held and sent again on the next connection, or failed.
+ * Only a reply's header came: failing it here would fail a READ that a
+ * --dead-timeout holds, whose data a TLS record, or TCP, split from it.
+ */
+static int dst_remote_lost(struct dst_remote *r, struct dst_remote_req *req,
+			   int err)
+{
+	spin_lock(&r->lock);
+	req->awaiting_reply = true;
+	spin_unlock(&r->lock);
+	return err;
+}
+
+/*
  * Receive the sums a CHECKSUM reply of @len bytes carries into its
- * struct dst_csum; nonzero ends the connection, *@status set to EIO when
- * they do not match their checksum.
+ * struct dst_csum; nonzero ends the connection, *@lost set when it broke,
+ * *@status set to EIO when they do not match their checksum.
  */
 static int dst_remote_recv_sums(struct dst_remote *r, struct dst_remote_req *req,
 				const struct dst_reply *rep, u32 len,
-				u32 *status, const char **why)
+				u32 *status, bool *lost, const char **why)
 {
 	struct dst_csum *cs = container_of(req->bio, struct dst_csum, bio);
 	int err;
@@ -463,6 +478,7 @@ static int dst_remote_recv_sums(struct dst_remote *r, struct dst_remote_req *req
 	spin_unlock(&r->lock);
 	if (err) {
 		*why = "connection lost in checksum data";
+		*lost = true;
 		return err;
 	}
 	if (r->integrity &&
@@ -476,6 +492,7 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 {
 	struct dst_remote_req *req;
 	struct dst_reply rep;
+	bool lost = false;
 	u32 status, len;
 	int err;
 
@@ -521,16 +538,18 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 			spin_lock(&r->lock);
 			r->receiving = NULL;
 			spin_unlock(&r->lock);
-			if (err)
+			if (err) {
 				*why = (r->tls ? dst_tls_recv_error(err) : NULL) ?:
 				       "connection lost in read data";
-			else if (r->integrity &&
+				lost = true;
+			} else if (r->integrity &&
 				 be32_to_cpu(rep.data_crc) !=
 				 dst_crc_bio(req->bio, req->bio->bi_iter))
 				status = dst_remote_crc_error(r, req);
 		}
 	} else if (status == DST_OK && req->cmd == DST_REQ_CHECKSUM) {
-		err = dst_remote_recv_sums(r, req, &rep, len, &status, why);
+		err = dst_remote_recv_sums(r, req, &rep, len, &status, &lost,
+					   why);
 	} else if (len || rep.data_crc) {
 		*why = "reply with unexpected data";
 		err = -EPROTO;
@@ -543,12 +562,11 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 		 * mirror leg comes back with the next connection.
 		 */
 		atomic64_inc(&r->crc_errors);
-		spin_lock(&r->lock);
-		req->awaiting_reply = true;
-		spin_unlock(&r->lock);
 		*why = "the export saw write data that did not match its checksum";
-		return -EBADMSG;
+		return dst_remote_lost(r, req, -EBADMSG);
 	}
+	if (lost)
+		return dst_remote_lost(r, req, err);
 	req->status = err ? BLK_STS_IOERR : dst_status_to_blk(status);
 	dst_remote_put_req(r, req);
 	return err;

@@ -204,9 +204,10 @@ STORAGES=()
 log "mirror: the TLS leg reconnected with TLS and resynced, legs identical"
 undo_export e0
 
-# --- a bit flipped on the wire, each way: the connection ends, no harm -----
+# --- a bit flipped on the wire, each way: the connection ends, no harm ----
 do_export e4 /dev/ram1 127.0.0.1:$((PORT + 4)) --secret-file "$W/s.good" --tls
-"$FLIPPROXY" $((PORT + 5)) $((PORT + 4)) $((1 << 20)) >"$W/flip.log" &
+# 1.5 MiB: in a write's data one way, in the second read's data the other.
+"$FLIPPROXY" $((PORT + 5)) $((PORT + 4)) $((3 << 19)) >"$W/flip.log" &
 BG_PIDS+=($!)
 wait_for 20 "the flipping proxy" grep -q ready "$W/flip.log"
 do_import r5 127.0.0.1:$((PORT + 5)) --secret-file "$W/s.good" --tls --dead-timeout 60
@@ -253,6 +254,7 @@ log "X.509: served; wrong CA, no client certificate, wrong name, expired refused
 
 undo_export e2
 undo_export e3
+
 kill "$TLSD"
 wait "$TLSD" || fail "dstadm tlsd did not stop cleanly"
 BG_PIDS=()
