@@ -226,11 +226,82 @@ static int take_all(struct dst_nl *nl)
 	}
 }
 
+/* Open @nl and @mon on the dst family, @mon in its "tls" group. */
+static int join(struct dst_nl *nl, struct dst_nl *mon)
+{
+	if (dst_nl_open(mon) < 0)
+		return -1;
+	if (dst_nl_open(nl) < 0)
+		goto err_mon;
+	if (!mon->tls_group) {
+		fprintf(stderr, "%s: tlsd: the dst module has no TLS (its version is older)\n",
+			PROG);
+		goto err;
+	}
+	if (mnl_socket_setsockopt(mon->sock, NETLINK_ADD_MEMBERSHIP,
+				  &mon->tls_group, sizeof(mon->tls_group)) < 0) {
+		fprintf(stderr, "%s: tlsd: join the tls group: %s\n", PROG,
+			strerror(errno));
+		goto err;
+	}
+	fprintf(stderr, "%s: tlsd: ready for TLS handshakes\n", PROG);
+	return 0;
+err:
+	dst_nl_close(nl);
+err_mon:
+	dst_nl_close(mon);
+	return -1;
+}
+
+/*
+ * From a message of nlctrl's "notify" group: 1 if the dst family came,
+ * -1 if it went, 0 for anything else.
+ */
+static int family_change(const struct nlmsghdr *nlh)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *attr;
+
+	if (nlh->nlmsg_type != GENL_ID_CTRL ||
+	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*g)) ||
+	    (g->cmd != CTRL_CMD_NEWFAMILY && g->cmd != CTRL_CMD_DELFAMILY))
+		return 0;
+	mnl_attr_for_each(attr, nlh, sizeof(*g))
+		if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_NAME &&
+		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) >= 0 &&
+		    !strcmp(mnl_attr_get_str(attr), DST_GENL_NAME))
+			return g->cmd == CTRL_CMD_NEWFAMILY ? 1 : -1;
+	return 0;
+}
+
+/* Read what came on @ctl: 1 the dst family came, -1 it went, else 0. */
+static int read_ctl(struct mnl_socket *ctl, char *buf, size_t size)
+{
+	const struct nlmsghdr *nlh;
+	int len, change = 0, c;
+
+	len = (int)mnl_socket_recvfrom(ctl, buf, size);
+	if (len < 0)
+		return 0;
+	for (nlh = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, len);
+	     nlh = mnl_nlmsg_next(nlh, &len)) {
+		c = family_change(nlh);
+		if (c)
+			change = c;
+	}
+	return change;
+}
+
 int cmd_tlsd(int argc, char *argv[])
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	/* nlctrl's "notify" group has the family's id, by old convention. */
+	unsigned int notify = GENL_ID_CTRL;
+	char cbuf[MNL_SOCKET_BUFFER_SIZE];
+	struct mnl_socket *ctl;
+	struct pollfd pfd[2];
 	struct dst_nl nl, mon;
-	struct pollfd pfd;
+	bool joined = false;
 	int c, ret = EXIT_FAIL;
 
 	optind = 0;
@@ -245,23 +316,24 @@ int cmd_tlsd(int argc, char *argv[])
 	if (optind < argc)
 		return usage_error("tlsd", "unexpected argument '%s'", argv[optind]);
 
-	if (dst_nl_open(&mon) < 0)
-		return EXIT_FAIL;
-	if (dst_nl_open(&nl) < 0) {
-		dst_nl_close(&mon);
-		return EXIT_FAIL;
-	}
-	if (!mon.tls_group) {
-		fprintf(stderr, "%s: tlsd: the dst module has no TLS (its version is older)\n",
-			PROG);
-		goto out;
-	}
-	if (mnl_socket_setsockopt(mon.sock, NETLINK_ADD_MEMBERSHIP,
-				  &mon.tls_group, sizeof(mon.tls_group)) < 0) {
-		fprintf(stderr, "%s: tlsd: join the tls group: %s\n", PROG,
+	/*
+	 * The module may be unloaded and loaded again (rmmod, an upgrade):
+	 * its family then has a new id and an empty group, so the agent
+	 * follows nlctrl's notices of it and joins the new one.
+	 */
+	ctl = mnl_socket_open(NETLINK_GENERIC);
+	if (!ctl || mnl_socket_bind(ctl, 0, MNL_SOCKET_AUTOPID) < 0 ||
+	    mnl_socket_setsockopt(ctl, NETLINK_ADD_MEMBERSHIP, &notify,
+				  sizeof(notify)) < 0) {
+		fprintf(stderr, "%s: tlsd: netlink control socket: %s\n", PROG,
 			strerror(errno));
-		goto out;
+		if (ctl)
+			mnl_socket_close(ctl);
+		return EXIT_FAIL;
 	}
+	if (join(&nl, &mon) < 0)
+		goto out_ctl;
+	joined = true;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	/* Children are not waited for one by one. */
@@ -271,29 +343,50 @@ int cmd_tlsd(int argc, char *argv[])
 		fprintf(stderr, "%s: tlsd: cannot start GnuTLS\n", PROG);
 		goto out;
 	}
-	fprintf(stderr, "%s: tlsd: ready for TLS handshakes\n", PROG);
 	notify_ready();
 
-	pfd.fd = mnl_socket_get_fd(mon.sock);
-	pfd.events = POLLIN;
+	pfd[0].fd = mnl_socket_get_fd(ctl);
+	pfd[0].events = POLLIN;
+	pfd[1].events = POLLIN;
 	/*
 	 * Joined first: a connection that waits before is taken now; one
 	 * whose request was lost (a full socket buffer) within a second.
 	 */
 	while (!stop) {
-		if (take_all(&nl) < 0)
+		if (joined && take_all(&nl) < 0)
 			break;
-		if (poll(&pfd, 1, 1000) > 0 &&
+		pfd[1].fd = joined ? mnl_socket_get_fd(mon.sock) : -1;
+		if (poll(pfd, 2, 1000) <= 0)
+			continue;
+		if (pfd[1].revents & POLLIN &&
 		    mnl_socket_recvfrom(mon.sock, mon.buf, sizeof(mon.buf)) < 0 &&
 		    errno != ENOBUFS && errno != EINTR) {
 			fprintf(stderr, "%s: tlsd: %s\n", PROG, strerror(errno));
 			break;
 		}
+		if (!(pfd[0].revents & POLLIN))
+			continue;
+		c = read_ctl(ctl, cbuf, sizeof(cbuf));
+		if (c < 0 && joined) {
+			fprintf(stderr, "%s: tlsd: the dst module went away, waiting for it\n",
+				PROG);
+			dst_nl_close(&nl);
+			dst_nl_close(&mon);
+			joined = false;
+		} else if (c > 0 && !joined) {
+			if (join(&nl, &mon) < 0)
+				break;
+			joined = true;
+		}
 	}
 	ret = stop ? EXIT_OK : EXIT_FAIL;
 	gnutls_global_deinit();
 out:
-	dst_nl_close(&nl);
-	dst_nl_close(&mon);
+	if (joined) {
+		dst_nl_close(&nl);
+		dst_nl_close(&mon);
+	}
+out_ctl:
+	mnl_socket_close(ctl);
 	return ret;
 }

@@ -13,7 +13,8 @@
 # refuses it (and an import) inside TLS.  A mirror leg over TLS whose export goes under fio reconnects
 # with TLS when it is back, and resyncs: legs identical.  A bit flipped on
 # the wire, either way, ends the connection, which is made again; what
-# the device holds and what reads back is what was written.
+# the device holds and what reads back is what was written.  The agent
+# follows the module when it is unloaded and loaded again.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -254,6 +255,18 @@ log "X.509: served; wrong CA, no client certificate, wrong name, expired refused
 
 undo_export e2
 undo_export e3
+
+# --- the module unloaded and loaded again: the agent follows it ----------
+unload_dst
+wait_for 20 "the agent to see the module go" grep -q "went away" "$W/tlsd.log"
+load_dst
+wait_for 20 "the agent to join again" \
+	bash -c "[[ \$(grep -c 'ready for TLS' '$W/tlsd.log') -ge 2 ]]"
+do_export e6 /dev/ram0 127.0.0.1:$((PORT + 7)) --secret-file "$W/s.good" --tls
+do_import r8 127.0.0.1:$((PORT + 7)) --secret-file "$W/s.good" --tls
+undo_import r8
+undo_export e6
+log "the agent joined the module loaded again, and does its handshakes"
 
 kill "$TLSD"
 wait "$TLSD" || fail "dstadm tlsd did not stop cleanly"
