@@ -5,7 +5,9 @@
 # twice.  Each time the leg goes out of sync, reconnects by itself and
 # resyncs only its dirty regions (far below the leg size); at the end fio
 # verify is clean and the three legs, each read on its own host, are
-# identical.  The kernel logs of all hosts are checked by the harness.
+# identical.  All of it over TLS 1.3 (PSK): every reconnect, B's boots
+# included, goes through the agents of A and B or C.  The kernel logs of
+# all hosts are checked by the harness.
 set -euo pipefail
 # shellcheck source=tests/multi/lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/multi/lib.sh"
@@ -21,6 +23,7 @@ net_up
 load_dst
 wait_for 60 "B and C to answer" ping -c1 -W1 "$ADDR_B"
 wait_for 60 "C to answer" ping -c1 -W1 "$ADDR_C"
+multi_tls on
 # Three new, zeroed disks: identical, so --assume-clean is the truth.
 three_identical
 mirror_abc m --chunk-size 16K -- --assume-clean
@@ -92,6 +95,9 @@ wait "${BG_PIDS[0]}" || fail "fio failed: $(cat "$FIO_FAIL" 2>/dev/null)"
 BG_PIDS=()
 log "fio verify clean over $(cat /tmp/fio-passes) pass(es)"
 wait_in_sync m
+[[ "$(leg_field m 1 tls)" == psk && "$(leg_field m 2 tls)" == psk ]] ||
+	fail "the remote legs are not on TLS at the end"
 drop_storage m
 three_identical
 nothing_left
+multi_tls off

@@ -3,6 +3,7 @@
 # SIGKILLed and booted again: within --dead-timeout, fio verify sees no
 # I/O error (the I/O is held and sent again); beyond it, I/O fails within
 # a bounded time, nothing hangs, and the disk works again once B is back.
+# Over TLS 1.3 (PSK): the reconnects go through the agents of A and B.
 set -euo pipefail
 # shellcheck source=tests/multi/lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/multi/lib.sh"
@@ -11,9 +12,11 @@ trap multi_cleanup EXIT
 net_up
 load_dst
 wait_for 60 "B to answer" ping -c1 -W1 "$ADDR_B"
+wait_for 60 "C to answer" ping -c1 -W1 "$ADDR_C"
+multi_tls on
 
 # Within the dead timeout: held and resent.
-do_import d "$ADDR_B:$PORT" --timeout 5 --reconnect-max 1 --dead-timeout 300
+do_import d "$ADDR_B:$PORT" --timeout 5 --reconnect-max 1 --dead-timeout 300 "${TLS_OPTS[@]}"
 D=$DEV
 fio --name=held --filename="$D" --direct=1 --ioengine=libaio --rw=randrw \
 	--bsrange=4k-64k --iodepth=8 --rate=512k,512k --time_based --runtime=75 \
@@ -33,7 +36,7 @@ log "fio verify clean through a SIGKILL and boot of B within the dead timeout"
 undo_import d
 
 # Beyond it: errors, in bounded time.
-do_import e "$ADDR_B:$PORT" --timeout 5 --reconnect-max 1 --dead-timeout 5
+do_import e "$ADDR_B:$PORT" --timeout 5 --reconnect-max 1 --dead-timeout 5 "${TLS_OPTS[@]}"
 E=$DEV
 fio --name=dead --filename="$E" --direct=1 --ioengine=libaio --rw=randwrite \
 	--bs=16k --iodepth=8 --rate=512k --time_based --runtime=300 \
@@ -55,5 +58,7 @@ field_is node_field e state dead || fail "node state is $(node_field e state), n
 host boot B
 wait_for 120 "the node to be connected again" field_is node_field e state connected
 expect_ok bounded 60 dd if="$E" of=/dev/null bs=4k count=16 iflag=direct
+[[ "$(node_field e tls)" == psk ]] || fail "the node is not on TLS"
 undo_import e
 nothing_left
+multi_tls off

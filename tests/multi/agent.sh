@@ -10,10 +10,7 @@ trap mirror_cleanup EXIT
 
 net_up
 load_dst
-case "$DST_ROLE" in
-B) do_export leg /dev/vdb "$ADDR_B:$PORT" --allow "$ADDR_A_B" ;;
-C) do_export leg /dev/vdb "$ADDR_C:$PORT" --allow "$ADDR_A_C" ;;
-esac
+export_leg
 put "$DST_CTL/$DST_ROLE.ready" "$(cut -d' ' -f1 /proc/uptime)"
 log "ready"
 

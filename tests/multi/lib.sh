@@ -21,6 +21,9 @@ ADDR_A_B=10.0.1.1
 ADDR_A_C=10.0.2.1
 MAC_A_C=52:54:00:00:02:01
 C_OPTS=()
+# Options of every remote node A adds (multi_tls on: TLS with the key).
+NODE_OPTS=()
+TLS_KEY=/tmp/multi-tls.key
 # shellcheck disable=SC2034 # used by the tests that source this
 ACKLOG=$DST_ROOT/tests/tools/acklog
 # Set by the runner from the kernel command line.
@@ -91,8 +94,58 @@ multi_cleanup() {
 	set +e
 	for l in "${LINKS_CUT[@]}"; do (host link "$l" on) || echo "cleanup: link $l not back"; done
 	LINKS_CUT=()
+	if [[ -e "$DST_CTL/tls" ]]; then (multi_tls off) || echo "cleanup: TLS not off"; fi
 	(exit "$rc")
 	mirror_cleanup
+}
+
+# tls_agent: dstadm tlsd runs in this guest (started once, kept; it
+# follows the module as each test loads it again) and has joined.
+tls_agent() {
+	if ! pgrep -f "dstadm tlsd" >/dev/null; then
+		dstadm tlsd >/dev/null 2>>/tmp/tlsd.log &
+		disown
+	fi
+	wait_for 20 "the TLS agent" tls_agent_ready
+}
+tls_agent_ready() { grep -E "ready|went away" /tmp/tlsd.log 2>/dev/null | tail -n1 | grep -q ready; }
+
+# export_leg: B's or C's export of /dev/vdb to A, with TLS (PSK, the key
+# of $DST_CTL/tls) while that file exists: after a reboot too.
+export_leg() {
+	local -a opts=()
+	if [[ -e "$DST_CTL/tls" ]]; then
+		(umask 077 && cp "$DST_CTL/tls" "$TLS_KEY")
+		tls_agent
+		opts=(--secret-file "$TLS_KEY" --tls)
+	fi
+	case "$DST_ROLE" in
+	B) do_export leg /dev/vdb "$ADDR_B:$PORT" --allow "$ADDR_A_B" "${opts[@]}" ;;
+	C) do_export leg /dev/vdb "$ADDR_C:$PORT" --allow "$ADDR_A_C" "${opts[@]}" ;;
+	esac
+}
+
+# multi_tls on|off (on A): B's and C's exports with TLS or without, now
+# and when they boot again; A's remote nodes (NODE_OPTS, do_import's
+# options through TLS_OPTS) likewise.
+TLS_OPTS=()
+multi_tls() {
+	local r
+	if [[ "$1" == on ]]; then
+		put "$DST_CTL/tls" "multi-tls-$RANDOM$RANDOM"
+		(umask 077 && cp "$DST_CTL/tls" "$TLS_KEY")
+		tls_agent
+		TLS_OPTS=(--secret-file "$TLS_KEY" --tls)
+	else
+		rm -f "$DST_CTL/tls"
+		TLS_OPTS=()
+	fi
+	NODE_OPTS=("${TLS_OPTS[@]}")
+	for r in B C; do
+		on "$r" "source $DST_ROOT/tests/multi/lib.sh && undo_export leg && export_leg" ||
+			fail "$r did not export again with TLS $1"
+	done
+	log "TLS $1 for B's and C's exports"
 }
 
 # on ROLE CMD: run the bash command CMD on guest ROLE and print its output;
@@ -175,6 +228,7 @@ mirror_abc() {
 		n=$((n + 1))
 		opts=()
 		[[ "$node" == "$ADDR_C:$PORT" ]] && opts=("${C_OPTS[@]}")
+		opts+=("${NODE_OPTS[@]}")
 		# After a crash of A, the export may hold A's old connection as
 		# its writer until TCP gives up on it (one writer at a time):
 		# try again, as dst.service does, for up to 2 minutes.
