@@ -149,25 +149,25 @@ dmesg | grep -q "client uses TLS, this export does not" ||
 log "refused: wrong PSK, plaintext client of TLS, TLS client of plaintext"
 undo_export e1
 
-# gnutls-cli completes a handshake; it then sends no hello and is closed.
-out=$(bounded 30 gnutls-cli --pskusername dst \
-	--pskkey "$(od -An -tx1 "$W/s.good" | tr -d ' \n' | sed 's/0a$//')" \
-	--priority 'NORMAL:-VERS-ALL:+VERS-TLS1.3:-KX-ALL:+ECDHE-PSK' \
-	-p $PORT 127.0.0.1 </dev/null 2>&1) || true
-grep -q "Handshake was completed" <<<"$out" ||
-	fail "gnutls-cli did not complete a handshake: $out"
+# gnutls_psk PORT: gnutls-cli completes a PSK handshake with the export
+# on PORT (it then sends no hello and is closed).
+gnutls_psk() {
+	local out
+	out=$(bounded 30 gnutls-cli --pskusername dst \
+		--pskkey "$(od -An -tx1 "$W/s.good" | tr -d ' \n' | sed 's/0a$//')" \
+		--priority 'NORMAL:-VERS-ALL:+VERS-TLS1.3:-KX-ALL:+ECDHE-PSK' \
+		-p "$1" 127.0.0.1 </dev/null 2>&1) || true
+	grep -q "Handshake was completed" <<<"$out" ||
+		fail "gnutls-cli did not complete a handshake on port $1: $out"
+}
+gnutls_psk $PORT
 log "gnutls-cli completed a PSK handshake with e0"
 
 # Not on the allow list: refused after the handshake, inside TLS, so that
 # the client reads why.
 do_export e5 /dev/ram1 127.0.0.1:$((PORT + 6)) --secret-file "$W/s.good" --tls \
 	--allow 10.9.9.9
-out=$(bounded 30 gnutls-cli --pskusername dst \
-	--pskkey "$(od -An -tx1 "$W/s.good" | tr -d ' \n' | sed 's/0a$//')" \
-	--priority 'NORMAL:-VERS-ALL:+VERS-TLS1.3:-KX-ALL:+ECDHE-PSK' \
-	-p $((PORT + 6)) 127.0.0.1 </dev/null 2>&1) || true
-grep -q "Handshake was completed" <<<"$out" ||
-	fail "gnutls-cli did not complete a handshake with e5: $out"
+gnutls_psk $((PORT + 6))
 expect_error 1 "does not let this host in" dstadm import r6 \
 	--remote 127.0.0.1:$((PORT + 6)) --secret-file "$W/s.good" --tls
 [[ "$(export_field e5 denied)" -ge 2 ]] ||
