@@ -127,11 +127,12 @@ struct dst_node_limits {
 
 /*
  * TLS on a node's or an export's connections, as the agent is told to do
- * it: enum dst_tls_mode, the PSK (the secret), PEM file paths and the
- * name the export's certificate must have.
+ * it: enum dst_tls_mode and dst_tls_cipher, the PSK (the secret), PEM
+ * file paths and the name the export's certificate must have.
  */
 struct dst_tls {
 	u32 mode;
+	u32 cipher;
 	u8 *psk;
 	unsigned int psk_len;
 	char *cert;
@@ -139,6 +140,13 @@ struct dst_tls {
 	char *ca;
 	char *name;
 };
+
+/* The attributes of TLS in a node's or an export's nest; name 0: none. */
+struct dst_tls_attrs {
+	int mode, cert, key, ca, name, cipher;
+};
+
+extern const struct dst_tls_attrs dst_node_tls_attrs, dst_export_tls_attrs;
 
 /* How a remote node behaves; 0 for the defaults. */
 struct dst_remote_opts {
@@ -360,8 +368,8 @@ int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 		      unsigned long timeout, const char **why);
 int dst_tls_accept(struct sk_buff *skb);
 const char *dst_tls_recv_error(int err);
-int dst_tls_fill(struct sk_buff *skb, const struct dst_tls *tls, int mode,
-		 int cert, int key, int ca, int name);
+int dst_tls_fill(struct sk_buff *skb, const struct dst_tls *tls,
+		 const struct dst_tls_attrs *a);
 int dst_tls_done(u32 id, int status, const char *message);
 blk_status_t dst_status_to_blk(u32 status);
 u32 dst_errno_to_status(int err);

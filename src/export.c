@@ -357,9 +357,7 @@ int dst_export_fill(struct sk_buff *skb, struct dst_export *exp)
 	    (exp->integrity && nla_put_flag(skb, DST_EXPORT_A_INTEGRITY)) ||
 	    (exp->shared && nla_put_flag(skb, DST_EXPORT_A_SHARED)) ||
 	    dst_access_fill(skb, DST_EXPORT_A_ALLOW, exp->acl) ||
-	    dst_tls_fill(skb, exp->tls, DST_EXPORT_A_TLS,
-			 DST_EXPORT_A_TLS_CERT, DST_EXPORT_A_TLS_KEY,
-			 DST_EXPORT_A_TLS_CA, 0) ||
+	    dst_tls_fill(skb, exp->tls, &dst_export_tls_attrs) ||
 	    dst_export_fill_clients(skb, exp)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;

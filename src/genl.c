@@ -80,6 +80,7 @@ static const struct nla_policy dst_node_policy[DST_NODE_A_MAX + 1] = {
 				    .len = DST_TLS_PATH_MAX - 1 },
 	[DST_NODE_A_TLS_NAME]	= { .type = NLA_NUL_STRING,
 				    .len = DST_TLS_PATH_MAX - 1 },
+	[DST_NODE_A_TLS_CIPHER]	= NLA_POLICY_MAX(NLA_U32, __DST_TLS_CIPHER_MAX - 1),
 };
 
 static const struct nla_policy dst_export_policy[DST_EXPORT_A_MAX + 1] = {
@@ -110,6 +111,8 @@ static const struct nla_policy dst_export_policy[DST_EXPORT_A_MAX + 1] = {
 				    .len = DST_TLS_PATH_MAX - 1 },
 	[DST_EXPORT_A_TLS_CA]	= { .type = NLA_NUL_STRING,
 				    .len = DST_TLS_PATH_MAX - 1 },
+	[DST_EXPORT_A_TLS_CIPHER] = NLA_POLICY_MAX(NLA_U32,
+						   __DST_TLS_CIPHER_MAX - 1),
 };
 
 /* DONE is the agent's only request with attributes. */
@@ -127,6 +130,7 @@ static const struct nla_policy dst_tls_policy[DST_TLS_A_MAX + 1] = {
 	[DST_TLS_A_TIMEOUT]	= { .type = NLA_REJECT },
 	[DST_TLS_A_STATUS]	= NLA_POLICY_MAX(NLA_U32, MAX_ERRNO),
 	[DST_TLS_A_MESSAGE]	= { .type = NLA_NUL_STRING, .len = 255 },
+	[DST_TLS_A_CIPHER]	= { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dst_policy[DST_A_MAX + 1] = {
@@ -655,11 +659,6 @@ static int dst_genl_addr(struct genl_info *info, const struct nlattr *attr,
 	return 0;
 }
 
-/* The attributes of TLS in a node's or an export's nest; name 0: none. */
-struct dst_genl_tls_attrs {
-	int mode, cert, key, ca, name;
-};
-
 static char *dst_genl_tls_path(struct nlattr *attr)
 {
 	return attr ? nla_data(attr) : NULL;
@@ -673,7 +672,7 @@ static char *dst_genl_tls_path(struct nlattr *attr)
  * and may have a certificate of its own.  0 with @tls->mode 0: none.
  */
 static int dst_genl_tls(struct genl_info *info, struct nlattr **tb,
-			const struct dst_genl_tls_attrs *a,
+			const struct dst_tls_attrs *a,
 			const struct nlattr *secret, bool client,
 			struct dst_tls *tls)
 {
@@ -702,6 +701,14 @@ static int dst_genl_tls(struct genl_info *info, struct nlattr **tb,
 	tls->ca = dst_genl_tls_path(tb[a->ca]);
 	if (a->name)
 		tls->name = dst_genl_tls_path(tb[a->name]);
+	if (tb[a->cipher]) {
+		if (!tls->mode) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[a->cipher],
+					    "a cipher is for TLS");
+			return -EINVAL;
+		}
+		tls->cipher = nla_get_u32(tb[a->cipher]);
+	}
 	switch (tls->mode) {
 	case DST_TLS_PSK:
 		if (!secret) {
@@ -766,10 +773,6 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 	struct sockaddr_storage addr;
 	struct dst_node *node = NULL;
 	struct dst_storage *st;
-	static const struct dst_genl_tls_attrs tls_attrs = {
-		DST_NODE_A_TLS, DST_NODE_A_TLS_CERT, DST_NODE_A_TLS_KEY,
-		DST_NODE_A_TLS_CA, DST_NODE_A_TLS_NAME,
-	};
 	struct dst_remote_opts opts = {};
 	const char *why = NULL, *path = NULL;
 	struct dst_tls tls;
@@ -826,7 +829,7 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 		opts.secret_len = nla_len(tb[DST_NODE_A_SECRET]);
 	}
 	opts.integrity = nla_get_flag(tb[DST_NODE_A_INTEGRITY]);
-	err = dst_genl_tls(info, tb, &tls_attrs, tb[DST_NODE_A_SECRET], true,
+	err = dst_genl_tls(info, tb, &dst_node_tls_attrs, tb[DST_NODE_A_SECRET], true,
 			   &tls);
 	if (err)
 		return err;
@@ -995,10 +998,6 @@ static int dst_genl_export_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *nest = info->attrs[DST_A_EXPORT];
 	struct nlattr *tb[DST_EXPORT_A_MAX + 1];
-	static const struct dst_genl_tls_attrs tls_attrs = {
-		DST_EXPORT_A_TLS, DST_EXPORT_A_TLS_CERT, DST_EXPORT_A_TLS_KEY,
-		DST_EXPORT_A_TLS_CA, 0,
-	};
 	struct dst_export_opts opts = {};
 	struct sockaddr_storage addr;
 	struct dst_export *exp;
@@ -1029,7 +1028,7 @@ static int dst_genl_export_new(struct sk_buff *skb, struct genl_info *info)
 		opts.secret = nla_data(tb[DST_EXPORT_A_SECRET]);
 		opts.secret_len = nla_len(tb[DST_EXPORT_A_SECRET]);
 	}
-	err = dst_genl_tls(info, tb, &tls_attrs, tb[DST_EXPORT_A_SECRET],
+	err = dst_genl_tls(info, tb, &dst_export_tls_attrs, tb[DST_EXPORT_A_SECRET],
 			   false, &tls);
 	if (err)
 		return err;

@@ -148,9 +148,8 @@ static int dst_node_fill_type(struct sk_buff *skb, struct dst_node *node)
 	    nla_put_u64_64bit(skb, DST_NODE_A_CRC_ERRORS,
 			      dst_remote_crc_errors(node->remote),
 			      DST_NODE_A_PAD) ||
-	    dst_tls_fill(skb, dst_remote_tls(node->remote), DST_NODE_A_TLS,
-			 DST_NODE_A_TLS_CERT, DST_NODE_A_TLS_KEY,
-			 DST_NODE_A_TLS_CA, DST_NODE_A_TLS_NAME))
+	    dst_tls_fill(skb, dst_remote_tls(node->remote),
+			 &dst_node_tls_attrs))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -54,6 +54,23 @@ struct dst_tls_req {
 	struct completion done;
 };
 
+const struct dst_tls_attrs dst_node_tls_attrs = {
+	.mode = DST_NODE_A_TLS,
+	.cert = DST_NODE_A_TLS_CERT,
+	.key = DST_NODE_A_TLS_KEY,
+	.ca = DST_NODE_A_TLS_CA,
+	.name = DST_NODE_A_TLS_NAME,
+	.cipher = DST_NODE_A_TLS_CIPHER,
+};
+
+const struct dst_tls_attrs dst_export_tls_attrs = {
+	.mode = DST_EXPORT_A_TLS,
+	.cert = DST_EXPORT_A_TLS_CERT,
+	.key = DST_EXPORT_A_TLS_KEY,
+	.ca = DST_EXPORT_A_TLS_CA,
+	.cipher = DST_EXPORT_A_TLS_CIPHER,
+};
+
 static LIST_HEAD(dst_tls_reqs);
 static DEFINE_MUTEX(dst_tls_lock);
 static u32 dst_tls_next_id;
@@ -67,6 +84,7 @@ struct dst_tls *dst_tls_dup(const struct dst_tls *tls)
 	if (!t)
 		return NULL;
 	t->mode = tls->mode;
+	t->cipher = tls->cipher;
 	if (tls->psk) {
 		t->psk = kmemdup(tls->psk, tls->psk_len, GFP_KERNEL);
 		t->psk_len = tls->psk_len;
@@ -100,18 +118,19 @@ void dst_tls_free(struct dst_tls *tls)
 
 /*
  * Put what @tls is (NULL: nothing) for a status reply, in the attributes
- * given; the PSK is never sent back.  @name is 0 for an export.
+ * @a; the PSK is never sent back.
  */
-int dst_tls_fill(struct sk_buff *skb, const struct dst_tls *tls, int mode,
-		 int cert, int key, int ca, int name)
+int dst_tls_fill(struct sk_buff *skb, const struct dst_tls *tls,
+		 const struct dst_tls_attrs *a)
 {
 	if (!tls)
 		return 0;
-	if (nla_put_u32(skb, mode, tls->mode) ||
-	    (tls->cert && nla_put_string(skb, cert, tls->cert)) ||
-	    (tls->key && nla_put_string(skb, key, tls->key)) ||
-	    (tls->ca && nla_put_string(skb, ca, tls->ca)) ||
-	    (name && tls->name && nla_put_string(skb, name, tls->name)))
+	if (nla_put_u32(skb, a->mode, tls->mode) ||
+	    (tls->cert && nla_put_string(skb, a->cert, tls->cert)) ||
+	    (tls->key && nla_put_string(skb, a->key, tls->key)) ||
+	    (tls->ca && nla_put_string(skb, a->ca, tls->ca)) ||
+	    (a->name && tls->name && nla_put_string(skb, a->name, tls->name)) ||
+	    (tls->cipher && nla_put_u32(skb, a->cipher, tls->cipher)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -132,9 +151,28 @@ const char *dst_tls_recv_error(int err)
 	}
 }
 
-/* Whether the agent put the kernel's TLS layer on in both directions. */
-static bool dst_tls_on(struct socket *sock)
+/* The kernel TLS layer's name of @cipher, enum dst_tls_cipher; 0: any. */
+static u16 dst_tls_cipher_type(u32 cipher)
 {
+	switch (cipher) {
+	case DST_TLS_CIPHER_AES_128_GCM:
+		return TLS_CIPHER_AES_GCM_128;
+	case DST_TLS_CIPHER_AES_256_GCM:
+		return TLS_CIPHER_AES_GCM_256;
+	case DST_TLS_CIPHER_CHACHA20_POLY1305:
+		return TLS_CIPHER_CHACHA20_POLY1305;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Whether the agent put the kernel's TLS layer on in both directions,
+ * with the cipher of @tls if it names one.
+ */
+static bool dst_tls_on(struct socket *sock, const struct dst_tls *tls)
+{
+	u16 cipher = dst_tls_cipher_type(tls->cipher);
 	struct sock *sk = sock->sk;
 	const struct inet_connection_sock *icsk = inet_csk(sk);
 	const struct tls_context *ctx;
@@ -144,7 +182,10 @@ static bool dst_tls_on(struct socket *sock)
 	if (icsk->icsk_ulp_ops && !strcmp(icsk->icsk_ulp_ops->name, "tls")) {
 		ctx = tls_get_ctx(sk);
 		on = ctx && ctx->tx_conf != TLS_BASE &&
-		     ctx->rx_conf != TLS_BASE;
+		     ctx->rx_conf != TLS_BASE &&
+		     (!cipher ||
+		      (ctx->crypto_send.info.cipher_type == cipher &&
+		       ctx->crypto_recv.info.cipher_type == cipher));
 	}
 	release_sock(sk);
 	return on;
@@ -165,6 +206,8 @@ static const char *dst_tls_error(int err)
 		return "the TLS handshake took too long";
 	case -ENOENT:
 		return "the TLS agent cannot read a certificate, key or CA file";
+	case -ENOPROTOOPT:
+		return "the TLS peers have no cipher in common (--tls-cipher?)";
 	case -EPROTO:
 		return "the TLS handshake failed (does the other end use TLS?)";
 	default:
@@ -221,8 +264,8 @@ int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 		*why = dst_tls_error(err);
 		return err;
 	}
-	if (!dst_tls_on(sock)) {
-		*why = "the TLS agent did not turn kernel TLS on";
+	if (!dst_tls_on(sock, tls)) {
+		*why = "the TLS agent did not turn kernel TLS on with the cipher asked for";
 		return -EPROTO;
 	}
 	return 0;
@@ -264,6 +307,7 @@ int dst_tls_accept(struct sk_buff *skb)
 		    (t->key && nla_put_string(skb, DST_TLS_A_KEY, t->key)) ||
 		    (t->ca && nla_put_string(skb, DST_TLS_A_CA, t->ca)) ||
 		    (t->name && nla_put_string(skb, DST_TLS_A_NAME, t->name)) ||
+		    (t->cipher && nla_put_u32(skb, DST_TLS_A_CIPHER, t->cipher)) ||
 		    nla_put(skb, DST_TLS_A_PEER,
 			    req->peer.ss_family == AF_INET6 ?
 			    sizeof(struct sockaddr_in6) :

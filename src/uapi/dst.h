@@ -310,6 +310,8 @@ enum dst_node_attr {
 	DST_NODE_A_TLS_CA,
 	/* string, ADD, X.509: the name the export's certificate must have */
 	DST_NODE_A_TLS_NAME,
+	/* u32, ADD: enum dst_tls_cipher, the only one to use; reply */
+	DST_NODE_A_TLS_CIPHER,
 	__DST_NODE_A_MAX,
 };
 
@@ -377,6 +379,8 @@ enum dst_export_attr {
 	DST_EXPORT_A_TLS_CERT,
 	DST_EXPORT_A_TLS_KEY,
 	DST_EXPORT_A_TLS_CA,
+	/* u32, NEW: enum dst_tls_cipher, the only one clients may use; reply */
+	DST_EXPORT_A_TLS_CIPHER,
 	__DST_EXPORT_A_MAX,
 };
 
@@ -397,6 +401,18 @@ enum dst_tls_mode {
 #define DST_TLS_PSK_IDENTITY	"dst"
 /* PEM file paths and the peer's name, including the NUL. */
 #define DST_TLS_PATH_MAX	256
+
+/*
+ * The record ciphers of TLS 1.3 that the kernel's TLS layer has.  ANY
+ * lets the handshake choose among them, in this order of preference.
+ */
+enum dst_tls_cipher {
+	DST_TLS_CIPHER_ANY,
+	DST_TLS_CIPHER_AES_128_GCM,
+	DST_TLS_CIPHER_AES_256_GCM,
+	DST_TLS_CIPHER_CHACHA20_POLY1305,
+	__DST_TLS_CIPHER_MAX,
+};
 
 enum dst_tls_role {
 	DST_TLS_CLIENT,		/* an import: connects, checks the export */
@@ -420,6 +436,7 @@ enum dst_tls_attr {
 	DST_TLS_A_TIMEOUT,	/* u32: ms the kernel waits for DONE */
 	DST_TLS_A_STATUS,	/* u32, DONE: 0 or a positive errno */
 	DST_TLS_A_MESSAGE,	/* string, DONE: why it failed, for the log */
+	DST_TLS_A_CIPHER,	/* u32: enum dst_tls_cipher; absent: any */
 	__DST_TLS_A_MAX,
 };
 
