@@ -252,8 +252,8 @@ static int parse_leg_option(struct lexer *lx, struct token *t,
 }
 
 /*
- * tls, tls-cert PATH, tls-key PATH, tls-ca PATH, and for a node tls-name
- * NAME: 0 when @t is one of them, 1 when it is none.
+ * tls, tls-cert PATH, tls-key PATH, tls-ca PATH, tls-cipher CIPHER, and
+ * for a node tls-name NAME: 0 when @t is one of them, 1 when it is none.
  */
 static int parse_tls_option(struct lexer *lx, struct token *t,
 			    struct tls_args *tls, bool node)
@@ -261,11 +261,26 @@ static int parse_tls_option(struct lexer *lx, struct token *t,
 	static const char *const names[] = { "tls-cert", "tls-key", "tls-ca", "tls-name" };
 	char *const bufs[] = { tls->cert, tls->key, tls->ca, tls->name };
 	struct token kw = *t;
+	int cipher;
 	size_t i;
 
 	if (!strcmp(t->text, "tls")) {
-		if (tls->on && !*tls->cert && !*tls->key && !*tls->ca && !*tls->name)
+		if (tls->on && !*tls->cert && !*tls->key && !*tls->ca && !*tls->name &&
+		    !tls->cipher)
 			return conf_error(lx, t, "'tls' given twice");
+		tls->on = true;
+		return 0;
+	}
+	if (!strcmp(t->text, "tls-cipher")) {
+		if (tls->cipher)
+			return conf_error(lx, t, "'tls-cipher' given twice");
+		if (expect_word(lx, t, "a cipher") < 0)
+			return -1;
+		cipher = tls_cipher_parse(t->text);
+		if (cipher < 0)
+			return conf_error(lx, t, "unknown cipher '%s': expected aes-128-gcm, aes-256-gcm or chacha20-poly1305",
+					  t->text);
+		tls->cipher = cipher;
 		tls->on = true;
 		return 0;
 	}
@@ -299,7 +314,7 @@ static int tls_check(struct lexer *lx, const struct token *t, struct tls_args *t
  * node local PATH [write-mostly] [write-behind N] | node remote ADDR:PORT
  *	[timeout S] [dead-timeout S] [reconnect-max S] [secret-file PATH]
  *	[integrity] [tls] [tls-cert PATH] [tls-key PATH] [tls-ca PATH]
- *	[tls-name NAME] [write-mostly] [write-behind N]
+ *	[tls-cipher CIPHER] [tls-name NAME] [write-mostly] [write-behind N]
  */
 static int parse_node(struct lexer *lx, struct conf_storage *s)
 {
@@ -390,7 +405,7 @@ static int parse_node(struct lexer *lx, struct conf_storage *s)
 				return conf_error(lx, &t, "'integrity' given twice");
 			n->ra.integrity = true;
 		} else {
-			return conf_error(lx, &t, "unknown option '%s' of a remote node: expected timeout, dead-timeout, reconnect-max, secret-file, integrity, tls, tls-cert, tls-key, tls-ca, tls-name, write-mostly or write-behind",
+			return conf_error(lx, &t, "unknown option '%s' of a remote node: expected timeout, dead-timeout, reconnect-max, secret-file, integrity, tls, tls-cert, tls-key, tls-ca, tls-cipher, tls-name, write-mostly or write-behind",
 					  t.text);
 		}
 	}
@@ -606,7 +621,7 @@ static int parse_export(struct lexer *lx, const struct token *kw)
 			if (err < 0)
 				return -1;
 			if (err)
-				return conf_error(lx, &t, "unknown setting '%s' of an export: expected device, listen, read-only, allow, secret-file, integrity, shared, tls, tls-cert, tls-key or tls-ca",
+				return conf_error(lx, &t, "unknown setting '%s' of an export: expected device, listen, read-only, allow, secret-file, integrity, shared, tls, tls-cert, tls-key, tls-ca or tls-cipher",
 						  t.text);
 		}
 		if (expect_end(lx, t.text) < 0)
@@ -945,8 +960,10 @@ static void dump_tls(FILE *f, const struct tls_args *t, const char *host,
 		return;
 	case DST_TLS_PSK:
 		fprintf(f, "%stls%s", pre, post);
-		return;
+		break;
 	}
+	if (t->cipher)
+		fprintf(f, "%stls-cipher %s%s", pre, tls_cipher_name(t->cipher), post);
 	if (*t->cert)
 		fprintf(f, "%stls-cert %s%s%stls-key %s%s", pre, t->cert, post,
 			pre, t->key, post);

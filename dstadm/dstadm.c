@@ -36,7 +36,9 @@
 	{ "tls", 'T', NULL, false, "TLS 1.3, with the secret as PSK unless --tls-* give X.509" }, \
 	{ "tls-cert", OPT_TLS_CERT, "PATH", false, "TLS with X.509: own certificate (PEM)" }, \
 	{ "tls-key", OPT_TLS_KEY, "PATH", false, "TLS with X.509: its private key (PEM)" }, \
-	{ "tls-ca", OPT_TLS_CA, "PATH", false, "TLS with X.509: CA certificates that check the peer (PEM)" }
+	{ "tls-ca", OPT_TLS_CA, "PATH", false, "TLS with X.509: CA certificates that check the peer (PEM)" }, \
+	{ "tls-cipher", OPT_TLS_CIPHER, "CIPHER", false, \
+	  "TLS: use only aes-128-gcm, aes-256-gcm or chacha20-poly1305 (default: any)" }
 
 static const struct cmd_option no_options[] = {
 	{ NULL, 0, NULL, false, NULL },
@@ -487,6 +489,28 @@ const char *tls_mode_name(uint32_t mode)
 	}
 }
 
+static const char *const tls_ciphers[__DST_TLS_CIPHER_MAX] = {
+	[DST_TLS_CIPHER_ANY] = "any",
+	[DST_TLS_CIPHER_AES_128_GCM] = "aes-128-gcm",
+	[DST_TLS_CIPHER_AES_256_GCM] = "aes-256-gcm",
+	[DST_TLS_CIPHER_CHACHA20_POLY1305] = "chacha20-poly1305",
+};
+
+const char *tls_cipher_name(uint32_t cipher)
+{
+	return cipher < __DST_TLS_CIPHER_MAX ? tls_ciphers[cipher] : "?";
+}
+
+int tls_cipher_parse(const char *name)
+{
+	int i;
+
+	for (i = DST_TLS_CIPHER_ANY + 1; i < __DST_TLS_CIPHER_MAX; i++)
+		if (!strcmp(name, tls_ciphers[i]))
+			return i;
+	return -1;
+}
+
 uint32_t tls_mode(const struct tls_args *t)
 {
 	if (*t->cert || *t->key || *t->ca || *t->name)
@@ -520,6 +544,8 @@ static int tls_path(const char *cmd, const char *opt, char *buf)
 
 int parse_tls_arg(const char *cmd, int c, const char *arg, struct tls_args *t)
 {
+	int cipher;
+
 	if (c != 'T' && (c < OPT_TLS_CERT || c > OPT_TLS_NAME))
 		return 1;
 	t->on = true;
@@ -534,6 +560,13 @@ int parse_tls_arg(const char *cmd, int c, const char *arg, struct tls_args *t)
 		return tls_arg(cmd, "tls-ca", arg, t->ca);
 	case OPT_TLS_NAME:
 		return tls_arg(cmd, "tls-name", arg, t->name);
+	case OPT_TLS_CIPHER:
+		cipher = tls_cipher_parse(arg);
+		if (cipher < 0)
+			return usage_error(cmd, "invalid --tls-cipher '%s': aes-128-gcm, aes-256-gcm or chacha20-poly1305",
+					   arg);
+		t->cipher = cipher;
+		return EXIT_OK;
 	}
 	return 1;
 }
@@ -595,7 +628,7 @@ bool tls_args_same(const struct tls_args *a, const struct tls_args *b)
 {
 	return tls_mode(a) == tls_mode(b) && !strcmp(a->cert, b->cert) &&
 	       !strcmp(a->key, b->key) && !strcmp(a->ca, b->ca) &&
-	       !strcmp(a->name, b->name);
+	       !strcmp(a->name, b->name) && a->cipher == b->cipher;
 }
 
 bool name_valid(const char *s)

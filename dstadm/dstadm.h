@@ -46,6 +46,7 @@ enum {
 	OPT_TLS_CERT,
 	OPT_TLS_KEY,
 	OPT_TLS_CA,
+	OPT_TLS_CIPHER,
 	OPT_TLS_NAME,
 };
 
@@ -197,10 +198,15 @@ struct tls_args {
 	char key[DST_TLS_PATH_MAX];
 	char ca[DST_TLS_PATH_MAX];
 	char name[DST_TLS_PATH_MAX];	/* node: the export's name, "": its host */
+	uint32_t cipher;		/* enum dst_tls_cipher */
 };
 
 /* "none", "psk" or "x509": status, JSON and dst.conf. */
 const char *tls_mode_name(uint32_t mode);
+/* "any", "aes-128-gcm", "aes-256-gcm" or "chacha20-poly1305". */
+const char *tls_cipher_name(uint32_t cipher);
+/* The enum dst_tls_cipher named @name (not "any"), or -1. */
+int tls_cipher_parse(const char *name);
 /* enum dst_tls_mode of @t. */
 uint32_t tls_mode(const struct tls_args *t);
 /* --tls and --tls-*: 1 if @c is none of them (dstadm.c). */

@@ -74,6 +74,7 @@ int export_parse(int argc, char *argv[], struct export_opts *o)
 		case OPT_TLS_CERT:
 		case OPT_TLS_KEY:
 		case OPT_TLS_CA:
+		case OPT_TLS_CIPHER:
 			ret = parse_tls_arg("export", c, optarg, &o->tls);
 			if (ret)
 				return ret;

@@ -62,10 +62,11 @@ static int get_u32(const struct nlattr *attr, uint32_t *v, bool required)
 
 /*
  * The TLS of a node or an export: @mode, then @nfiles attributes from
- * @files: the certificate, key, CA and (a node's) name, the uapi's order.
+ * @files: the certificate, key, CA and (a node's) name, the uapi's order;
+ * and @cipher.
  */
 static int tls_parse(const struct nlattr *mode, const struct nlattr *const *files,
-		     size_t nfiles, struct tls_args *t)
+		     size_t nfiles, const struct nlattr *cipher, struct tls_args *t)
 {
 	char *const bufs[] = { t->cert, t->key, t->ca, t->name };
 	uint32_t m = DST_TLS_NONE;
@@ -74,7 +75,9 @@ static int tls_parse(const struct nlattr *mode, const struct nlattr *const *file
 	_Static_assert(DST_NODE_A_TLS_NAME == DST_NODE_A_TLS_CERT + 3 &&
 		       DST_EXPORT_A_TLS_CA == DST_EXPORT_A_TLS_CERT + 2,
 		       "TLS attributes in the uapi's order");
-	if (get_u32(mode, &m, false) < 0 || m >= __DST_TLS_MODE_MAX)
+	if (get_u32(mode, &m, false) < 0 || m >= __DST_TLS_MODE_MAX ||
+	    get_u32(cipher, &t->cipher, false) < 0 ||
+	    t->cipher >= __DST_TLS_CIPHER_MAX)
 		return -1;
 	t->on = m != DST_TLS_NONE;
 	for (i = 0; i < nfiles && m == DST_TLS_X509; i++)
@@ -143,7 +146,8 @@ int node_info_parse(const struct nlattr *nest, struct node_info *ni)
 	    get_u64(tb[DST_NODE_A_CRC_ERRORS], &ni->crc_errors, false) ||
 	    get_flag(tb[DST_NODE_A_AUTH], &ni->auth) ||
 	    get_flag(tb[DST_NODE_A_INTEGRITY], &ni->integrity) ||
-	    tls_parse(tb[DST_NODE_A_TLS], &tb[DST_NODE_A_TLS_CERT], 4, &ni->tls) ||
+	    tls_parse(tb[DST_NODE_A_TLS], &tb[DST_NODE_A_TLS_CERT], 4,
+		      tb[DST_NODE_A_TLS_CIPHER], &ni->tls) ||
 	    get_flag(tb[DST_NODE_A_WRITE_MOSTLY], &ni->la.write_mostly) ||
 	    get_u32(tb[DST_NODE_A_WRITE_BEHIND], &ni->la.write_behind, false) ||
 	    get_u32(tb[DST_NODE_A_BEHIND], &ni->behind, false))
@@ -302,7 +306,8 @@ int export_info_parse(const struct nlattr *nest, struct export_info *ei)
 	    get_flag(tb[DST_EXPORT_A_READ_ONLY], &ei->read_only) ||
 	    get_flag(tb[DST_EXPORT_A_AUTH], &ei->auth) ||
 	    get_flag(tb[DST_EXPORT_A_INTEGRITY], &ei->integrity) ||
-	    tls_parse(tb[DST_EXPORT_A_TLS], &tb[DST_EXPORT_A_TLS_CERT], 3, &ei->tls) ||
+	    tls_parse(tb[DST_EXPORT_A_TLS], &tb[DST_EXPORT_A_TLS_CERT], 3,
+		      tb[DST_EXPORT_A_TLS_CIPHER], &ei->tls) ||
 	    get_flag(tb[DST_EXPORT_A_SHARED], &ei->shared))
 		return -1;
 	ei->has_allow = tb[DST_EXPORT_A_ALLOW];

@@ -20,11 +20,30 @@
 #define SOL_TLS 282
 #endif
 
-/* Ciphers the kernel's TLS layer has, TLS 1.3 only, no tickets. */
-#define TLS_PRIORITY "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:" \
-	"+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305"
+/* TLS 1.3 only, no tickets; the ciphers as tls_priority() adds them. */
+#define TLS_PRIORITY "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:"
 /* With a PSK: with (EC)DHE, for forward secrecy, as NVMe/TCP's. */
-#define TLS_PRIORITY_PSK TLS_PRIORITY ":-KX-ALL:+ECDHE-PSK:+DHE-PSK"
+#define TLS_PRIORITY_PSK ":-KX-ALL:+ECDHE-PSK:+DHE-PSK"
+
+/*
+ * The GnuTLS priority string of @p: the cipher asked for, or all that the
+ * kernel's TLS layer has, in enum dst_tls_cipher's order.
+ */
+static const char *tls_priority(const struct ktls_params *p, char *buf, size_t size)
+{
+	static const char *const ciphers[__DST_TLS_CIPHER_MAX] = {
+		[DST_TLS_CIPHER_ANY] = "+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305",
+		[DST_TLS_CIPHER_AES_128_GCM] = "+AES-128-GCM",
+		[DST_TLS_CIPHER_AES_256_GCM] = "+AES-256-GCM",
+		[DST_TLS_CIPHER_CHACHA20_POLY1305] = "+CHACHA20-POLY1305",
+	};
+
+	if (p->cipher >= __DST_TLS_CIPHER_MAX)
+		return NULL;
+	snprintf(buf, size, "%s%s%s", TLS_PRIORITY, ciphers[p->cipher],
+		 p->mode == DST_TLS_PSK ? TLS_PRIORITY_PSK : "");
+	return buf;
+}
 
 /* The errno the module gets for a GnuTLS error of the handshake. */
 static int tls_errno(gnutls_session_t s, uint32_t mode, int ret)
@@ -43,6 +62,10 @@ static int tls_errno(gnutls_session_t s, uint32_t mode, int ret)
 	case GNUTLS_E_INSUFFICIENT_CREDENTIALS:
 	case GNUTLS_E_KEYFILE_ERROR:
 		return EACCES;
+	case GNUTLS_E_NO_CIPHER_SUITES:
+	case GNUTLS_E_UNKNOWN_CIPHER_SUITE:
+	case GNUTLS_E_NO_COMMON_KEY_SHARE:
+		return ENOPROTOOPT;
 	case GNUTLS_E_FATAL_ALERT_RECEIVED:
 		switch (gnutls_alert_get(s)) {
 		case GNUTLS_A_DECRYPT_ERROR:
@@ -55,6 +78,9 @@ static int tls_errno(gnutls_session_t s, uint32_t mode, int ret)
 		case GNUTLS_A_UNKNOWN_PSK_IDENTITY:
 		case GNUTLS_A_CERTIFICATE_REQUIRED:
 			return EACCES;
+		case GNUTLS_A_HANDSHAKE_FAILURE:
+		case GNUTLS_A_INSUFFICIENT_SECURITY:
+			return ENOPROTOOPT;
 		default:
 			return EPROTO;
 		}
@@ -166,7 +192,12 @@ int ktls_handshake(int fd, const struct ktls_params *p, char *why, size_t wlen)
 	gnutls_session_t s = NULL;
 	int ret, err = EPROTO;
 	const char *what;
+	char prio[128];
 
+	if (!tls_priority(p, prio, sizeof(prio))) {
+		snprintf(why, wlen, "unknown cipher %u", p->cipher);
+		return EPROTO;
+	}
 	ret = gnutls_init(&s, (server ? GNUTLS_SERVER : GNUTLS_CLIENT) |
 			  GNUTLS_NO_TICKETS);
 	if (ret < 0) {
@@ -196,7 +227,7 @@ int ktls_handshake(int fd, const struct ktls_params *p, char *why, size_t wlen)
 				ret = gnutls_credentials_set(s, GNUTLS_CRD_PSK, pskc);
 		}
 		if (ret >= 0)
-			ret = gnutls_priority_set_direct(s, TLS_PRIORITY_PSK, NULL);
+			ret = gnutls_priority_set_direct(s, prio, NULL);
 		if (ret < 0)
 			goto fail;
 	} else {
@@ -225,7 +256,7 @@ int ktls_handshake(int fd, const struct ktls_params *p, char *why, size_t wlen)
 		}
 		what = "set up the session";
 		ret = gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, cert) ?:
-		      gnutls_priority_set_direct(s, TLS_PRIORITY, NULL);
+		      gnutls_priority_set_direct(s, prio, NULL);
 		if (ret < 0)
 			goto fail;
 		if (server && p->ca) {

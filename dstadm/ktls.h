@@ -18,14 +18,16 @@ struct ktls_params {
 	const char *cert, *key;		/* X.509: own PEM files, or NULL */
 	const char *ca;			/* X.509: CA of the peer, or NULL */
 	const char *name;		/* X.509, client: the server's name */
+	uint32_t cipher;		/* enum dst_tls_cipher: ANY or the one */
 	unsigned int timeout;		/* ms, 0: GnuTLS's default */
 };
 
 /*
  * The TLS 1.3 handshake of @p on the connected socket @fd, then TCP_ULP
  * "tls" with the session's keys for both directions: 0, or a positive
- * errno (EACCES the peer did not authenticate, ECONNRESET it closed,
- * ETIMEDOUT, ENOENT a file, EPROTO anything else) and why in @why.
+ * errno (EACCES the peer did not authenticate, ENOPROTOOPT no cipher in
+ * common, ECONNRESET it closed, ETIMEDOUT, ENOENT a file, EPROTO anything
+ * else) and why in @why.
  */
 int ktls_handshake(int fd, const struct ktls_params *p, char *why, size_t wlen);
 

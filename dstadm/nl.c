@@ -176,10 +176,10 @@ static int put_secret(struct dst_nl *nl, struct nlmsghdr *nlh, uint16_t attr,
 /*
  * TLS of a node or an export: the mode as @mode, and the files in the
  * attributes after it, as the uapi has them for both (an export has no
- * name, which is never set for one).
+ * name, which is never set for one); the cipher as @cipher.
  */
 static bool put_tls(struct dst_nl *nl, struct nlmsghdr *nlh,
-		    const struct tls_args *t, uint16_t mode)
+		    const struct tls_args *t, uint16_t mode, uint16_t cipher)
 {
 	const size_t size = sizeof(nl->buf);
 	const char *files[] = { t->cert, t->key, t->ca, t->name };
@@ -190,7 +190,8 @@ static bool put_tls(struct dst_nl *nl, struct nlmsghdr *nlh,
 		       "TLS attributes in the uapi's order");
 	if (!tls_mode(t))
 		return true;
-	if (!mnl_attr_put_u32_check(nlh, size, mode, tls_mode(t)))
+	if (!mnl_attr_put_u32_check(nlh, size, mode, tls_mode(t)) ||
+	    (t->cipher && !mnl_attr_put_u32_check(nlh, size, cipher, t->cipher)))
 		return false;
 	for (i = 0; i < 4; i++)
 		if (*files[i] &&
@@ -237,7 +238,7 @@ int dst_nl_put_node(struct dst_nl *nl, struct nlmsghdr *nlh, uint32_t type,
 		fprintf(stderr, "%s: argument too long\n", PROG);
 		return -1;
 	}
-	if (!put_tls(nl, nlh, &ra->tls, DST_NODE_A_TLS)) {
+	if (!put_tls(nl, nlh, &ra->tls, DST_NODE_A_TLS, DST_NODE_A_TLS_CIPHER)) {
 		fprintf(stderr, "%s: argument too long\n", PROG);
 		return -1;
 	}
@@ -298,7 +299,8 @@ int dst_nl_put_export(struct dst_nl *nl, struct nlmsghdr *nlh,
 	      (o->shared &&
 	       !mnl_attr_put_check(nlh, size, DST_EXPORT_A_SHARED, 0, "")) ||
 	      !put_allow(nl, nlh, &o->allow) ||
-	      !put_tls(nl, nlh, &o->tls, DST_EXPORT_A_TLS)))) {
+	      !put_tls(nl, nlh, &o->tls, DST_EXPORT_A_TLS,
+		       DST_EXPORT_A_TLS_CIPHER)))) {
 		fprintf(stderr, "%s: argument too long\n", PROG);
 		return -1;
 	}

@@ -30,6 +30,7 @@ int add_parse(int argc, char *argv[], struct add_opts *o)
 		case OPT_TLS_CERT:
 		case OPT_TLS_KEY:
 		case OPT_TLS_CA:
+		case OPT_TLS_CIPHER:
 		case OPT_TLS_NAME:
 			ret = parse_remote_arg("add", c, optarg, &o->ra);
 			if (ret)

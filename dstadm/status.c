@@ -242,9 +242,11 @@ static void node_print_text(FILE *f, const struct status_set *set,
 	if (ni->type == DST_NODE_REMOTE) {
 		fprintf(f, "%stimeout: %u s, dead timeout: %u s, reconnects: %u\n",
 			sub, ni->timeout, ni->dead_timeout, ni->reconnects);
-		fprintf(f, "%ssecret: %s, integrity: %s, tls: %s, checksum errors: %llu\n",
+		fprintf(f, "%ssecret: %s, integrity: %s, tls: %s%s%s, checksum errors: %llu\n",
 			sub, ni->auth ? "yes" : "no",
 			ni->integrity ? "crc32c" : "none", tls_mode_name(tls_mode(&ni->tls)),
+			ni->tls.cipher ? " " : "",
+			ni->tls.cipher ? tls_cipher_name(ni->tls.cipher) : "",
 			(unsigned long long)ni->crc_errors);
 	}
 	fprintf(f, "%sread: %s, written: %s\n", sub, rd, wr);
@@ -338,7 +340,9 @@ static void export_print_text(FILE *f, const struct export_info *ei)
 	fprintf(f, "  size: %s\n", size);
 	fprintf(f, "  secret: %s\n", ei->auth ? "yes" : "no");
 	fprintf(f, "  integrity: %s\n", ei->integrity ? "crc32c" : "none");
-	fprintf(f, "  tls: %s\n", tls_mode_name(tls_mode(&ei->tls)));
+	fprintf(f, "  tls: %s%s%s\n", tls_mode_name(tls_mode(&ei->tls)),
+		ei->tls.cipher ? " " : "",
+		ei->tls.cipher ? tls_cipher_name(ei->tls.cipher) : "");
 	fprintf(f, "  writers: %s\n", ei->shared ? "shared" : "one at a time");
 	if (!ei->has_allow)
 		fprintf(f, "  allow: loopback only (no allow list)\n");
@@ -473,6 +477,8 @@ static bool node_json(struct json_object *arr, const struct node_info *ni)
 	    !add_or_null(o, "integrity", remote,
 			 json_object_new_string(ni->integrity ? "crc32c" : "none")) ||
 	    !add_or_null(o, "tls", remote, json_object_new_string(tls_mode_name(tls_mode(&ni->tls)))) ||
+	    !add_or_null(o, "tls_cipher", remote && ni->tls.on,
+			 json_object_new_string(tls_cipher_name(ni->tls.cipher))) ||
 	    !add_or_null(o, "crc_errors", remote,
 			 json_object_new_uint64(ni->crc_errors)))
 		return false;
@@ -601,6 +607,8 @@ static bool export_json(struct json_object *arr, const struct export_info *ei)
 	       add(o, "integrity",
 		   json_object_new_string(ei->integrity ? "crc32c" : "none")) &&
 	       add(o, "tls", json_object_new_string(tls_mode_name(tls_mode(&ei->tls)))) &&
+	       add_or_null(o, "tls_cipher", ei->tls.on,
+			   json_object_new_string(tls_cipher_name(ei->tls.cipher))) &&
 	       add(o, "shared", json_object_new_boolean(ei->shared)) &&
 	       allow_json(o, ei) &&
 	       add(o, "clients", json_object_new_int64(ei->clients)) &&

@@ -296,6 +296,7 @@ int import_parse(int argc, char *argv[], struct import_opts *o)
 		case OPT_TLS_CERT:
 		case OPT_TLS_KEY:
 		case OPT_TLS_CA:
+		case OPT_TLS_CIPHER:
 		case OPT_TLS_NAME:
 			ret = parse_remote_arg("import", c, optarg, &o->ra);
 			if (ret)

@@ -105,10 +105,12 @@ static int job_attr(const struct nlattr *attr, struct tls_job *j)
 	case DST_TLS_A_ROLE:
 	case DST_TLS_A_MODE:
 	case DST_TLS_A_TIMEOUT:
+	case DST_TLS_A_CIPHER:
 		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
 			return -1;
 		*(mnl_attr_get_type(attr) == DST_TLS_A_ROLE ? &j->role :
 		  mnl_attr_get_type(attr) == DST_TLS_A_MODE ? &j->p.mode :
+		  mnl_attr_get_type(attr) == DST_TLS_A_CIPHER ? &j->p.cipher :
 		  &j->p.timeout) = mnl_attr_get_u32(attr);
 		break;
 	case DST_TLS_A_PSK:

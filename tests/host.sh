@@ -124,6 +124,7 @@ completion() {
 	completes "--allow" export --al || rc=1
 	completes "--secret-file" export e --al 10.0.0.0/8 --se || rc=1
 	completes "linear mirror" create x --alg "" || rc=1
+	completes "chacha20-poly1305" export x --tls-cipher ch || rc=1
 	completes "--check --config" status --c || rc=1
 	completes "--dead-timeout" add m remote 127.0.0.1:1 --dead || rc=1
 	completes "--program" monitor --pro || rc=1

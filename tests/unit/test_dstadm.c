@@ -466,6 +466,26 @@ static void test_tls_parse(void **state)
 	assert_int_equal(PARSE(export_parse, &e, "export", "e0", "-d", "/dev/x", "-l",
 			       "127.0.0.1:7000", "--tls", "-S", "/s"), EXIT_OK);
 	assert_int_equal(tls_mode(&e.tls), DST_TLS_PSK);
+	assert_int_equal(e.tls.cipher, DST_TLS_CIPHER_ANY);
+
+	/* One cipher: named as the kernel's TLS layer has them, turns TLS on. */
+	assert_int_equal(PARSE(export_parse, &e, "export", "e0", "-d", "/dev/x", "-l",
+			       "127.0.0.1:7000", "--tls-cipher", "chacha20-poly1305",
+			       "-S", "/s"), EXIT_OK);
+	assert_int_equal(tls_mode(&e.tls), DST_TLS_PSK);
+	assert_int_equal(e.tls.cipher, DST_TLS_CIPHER_CHACHA20_POLY1305);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "10.0.0.1:7000",
+			       "--tls-ca", "/dev/null", "--tls-cipher", "aes-128-gcm"), EXIT_OK);
+	assert_int_equal(tls_mode(&o.ra.tls), DST_TLS_X509);
+	assert_int_equal(o.ra.tls.cipher, DST_TLS_CIPHER_AES_128_GCM);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "10.0.0.1:7000",
+			       "--tls", "-S", "/s", "--tls-cipher", "any"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "10.0.0.1:7000",
+			       "--tls", "-S", "/s", "--tls-cipher", "AES-128-GCM"), EXIT_USAGE);
+	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "10.0.0.1:7000",
+			       "--tls", "-S", "/s", "--tls-cipher", ""), EXIT_USAGE);
+	assert_string_equal(tls_cipher_name(DST_TLS_CIPHER_AES_256_GCM), "aes-256-gcm");
+	assert_string_equal(tls_cipher_name(__DST_TLS_CIPHER_MAX), "?");
 }
 
 static void test_export_parse(void **state)
@@ -1914,7 +1934,7 @@ static const char *sample_arg(const char *arg)
 		{ "SIZE", "1M" }, { "RATE", "10M" }, { "S", "5" }, { "SECONDS", "5" },
 		{ "PATH", "/x" }, { "FILE", "/x" }, { "ADDR:PORT", "127.0.0.1:7000" },
 		{ "PREFIX[,ro]", "10.0.0.0/8" }, { "linear|mirror", "linear" },
-		{ "N", "16" }, { "NAME", "example.org" },
+		{ "N", "16" }, { "NAME", "example.org" }, { "CIPHER", "aes-256-gcm" },
 	};
 	size_t i;
 
@@ -2314,6 +2334,14 @@ static void test_config_errors(void **state)
 		  "t.conf:1:8: TLS with X.509 needs the export's certificate and key" },
 		{ "export e {\n device /a\n listen 1.2.3.4:5\n tls-name n\n}",
 		  "t.conf:4:2: unknown setting 'tls-name' of an export" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n tls-cipher rc4\n}",
+		  "t.conf:4:13: unknown cipher 'rc4': expected aes-128-gcm, aes-256-gcm or chacha20-poly1305" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n tls-cipher\n}",
+		  "t.conf:4:12: expected a cipher, found end of line" },
+		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 tls-cipher aes-128-gcm"
+		  " tls-cipher aes-128-gcm\n}", "t.conf:3:47: 'tls-cipher' given twice" },
+		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 tls-cipher aes-128-gcm\n}",
+		  "t.conf:3:46: TLS without certificates needs a secret file" },
 		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 timeout 0\n}", "t.conf:3:32: invalid timeout '0': seconds from 1 to 86400" },
 		{ "storage x {\n alg linear\n node remote 1.2.3.4:5 speed 9\n}", "t.conf:3:24: unknown option 'speed' of a remote node" },
 		{ "storage x {\n alg linear\n node local /a extra\n}", "t.conf:3:16: unknown option 'extra' of a local node: expected write-mostly or write-behind" },
@@ -2551,14 +2579,17 @@ static void test_config_dump(void **state)
 			   " secret-file /etc/dst/m.key integrity write-mostly write-behind 64\n}\n\n"
 			   "storage t {\n\talg linear\n"
 			   "\tnode remote 10.0.0.2:7000 secret-file /etc/dst/t.key tls\n"
-			   "\tnode remote 10.0.0.3:7000 tls-cert /c.pem tls-key /c.key"
-			   " tls-ca /ca.pem\n"
+			   "\tnode remote 10.0.0.5:7000 secret-file /etc/dst/t.key tls"
+			   " tls-cipher chacha20-poly1305\n"
+			   "\tnode remote 10.0.0.3:7000 tls-cipher aes-128-gcm tls-cert /c.pem"
+			   " tls-key /c.key tls-ca /ca.pem\n"
 			   "\tnode remote 10.0.0.4:7000 tls-ca /ca.pem tls-name s4.example\n}\n\n"
 			   "export x {\n\tdevice /dev/dst/m\n\tlisten 127.0.0.1:7000\n"
 			   "\tallow 10.0.0.0/8\n\tallow 2001:db8::/32 read-only\n"
 			   "\tsecret-file /etc/dst/x.key\n\tintegrity\n\tshared\n}\n\n"
 			   "export y {\n\tdevice /dev/b\n\tlisten 127.0.0.1:7001\n"
-			   "\ttls-cert /s.pem\n\ttls-key /s.key\n\ttls-ca /ca.pem\n}\n";
+			   "\ttls-cipher aes-256-gcm\n\ttls-cert /s.pem\n\ttls-key /s.key\n"
+			   "\ttls-ca /ca.pem\n}\n";
 	struct dst_config c;
 	char msg[256], *out = NULL;
 	size_t len = 0;
