@@ -256,6 +256,48 @@ log "X.509: served; wrong CA, no client certificate, wrong name, expired refused
 undo_export e2
 undo_export e3
 
+# --- one cipher: the export allows it alone, the kernel's TLS layer has it
+# tls_ciphers PORT: the ciphers the kernel's TLS layer reports for both
+# ends' sockets of the connection on PORT (inet_diag, through ss, which
+# names AES-GCM only: "-" for another), one line each.
+tls_ciphers() {
+	ss -tni "( sport = :$1 or dport = :$1 )" | grep -o 'tcp-ulp-tls.*' |
+		sed -n 's/.*cipher: \([^ ]*\).*/\1/p; t; s/.*/-/p'
+}
+
+do_export e7 /dev/ram1 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" \
+	--tls-cipher aes-256-gcm
+[[ "$(export_field e7 tls_cipher)" == aes-256-gcm ]] || fail "status does not show e7's cipher"
+do_import r9 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" --tls
+[[ "$(node_field r9 tls_cipher)" == any ]] || fail "status does not show r9's cipher as any"
+got=$(tls_ciphers $((PORT + 8)) | tr '\n' ' ')
+[[ "$got" == "aes-gcm-256 aes-gcm-256 " ]] ||
+	fail "the connection to e7 does not use AES-256-GCM both ways: '$got'"
+expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
+[[ "$(dev_sha /dev/ram1 8)" == "$(file_sha "$W/marks")" ]] ||
+	fail "the AES-256-GCM export does not hold what was written"
+undo_import r9
+expect_error 1 "no cipher in common" dstadm import r10 \
+	--remote 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" --tls-cipher chacha20-poly1305
+undo_export e7
+# Any cipher at the export: AES-128-GCM, the first, unless the node asks.
+do_export e7 /dev/ram1 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" --tls
+do_import r9 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" --tls
+got=$(tls_ciphers $((PORT + 8)) | tr '\n' ' ')
+[[ "$got" == "aes-gcm-128 aes-gcm-128 " ]] || fail "the default is not AES-128-GCM: '$got'"
+undo_import r9
+do_import r9 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" \
+	--tls-cipher chacha20-poly1305
+[[ "$(node_field r9 tls_cipher)" == chacha20-poly1305 ]] || fail "status does not show r9's cipher"
+got=$(tls_ciphers $((PORT + 8)) | tr '\n' ' ')
+[[ "$got" == "- - " ]] || fail "the connection does not use a cipher other than AES-GCM: '$got'"
+expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
+[[ "$(dev_sha /dev/ram1 8)" == "$(file_sha "$W/marks")" ]] ||
+	fail "the ChaCha20-Poly1305 import does not read back what was written"
+undo_import r9
+undo_export e7
+log "one cipher: AES-256-GCM by the export's choice, ChaCha20-Poly1305 by the node's, a mismatch refused"
+
 # --- the module unloaded and loaded again: the agent follows it ----------
 unload_dst
 wait_for 20 "the agent to see the module go" grep -q "went away" "$W/tlsd.log"

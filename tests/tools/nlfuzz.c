@@ -759,8 +759,11 @@ static void tls_done_status_big(struct nlmsghdr *nlh)
 	mnl_attr_nest_end(nlh, n);
 }
 
-/* TLS on a local node; X.509 without the CA and name a node needs. */
-static void tls_node(struct nlmsghdr *nlh, bool local)
+/*
+ * TLS on a local node; X.509 without the CA and name a node needs; a
+ * cipher without TLS; a cipher beyond the enum.
+ */
+static void tls_node(struct nlmsghdr *nlh, bool local, uint32_t mode, uint32_t cipher)
 {
 	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_STORAGE);
 	struct sockaddr_in sin = {
@@ -778,14 +781,28 @@ static void tls_node(struct nlmsghdr *nlh, bool local)
 	} else {
 		mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, DST_NODE_REMOTE);
 		mnl_attr_put(nlh, DST_NODE_A_ADDR, sizeof(sin), &sin);
-		mnl_attr_put_strz(nlh, DST_NODE_A_TLS_CERT, "/c.pem");
+		if (mode == DST_TLS_X509)
+			mnl_attr_put_strz(nlh, DST_NODE_A_TLS_CERT, "/c.pem");
 	}
-	mnl_attr_put_u32(nlh, DST_NODE_A_TLS, local ? DST_TLS_PSK : DST_TLS_X509);
+	if (mode)
+		mnl_attr_put_u32(nlh, DST_NODE_A_TLS, mode);
+	if (cipher)
+		mnl_attr_put_u32(nlh, DST_NODE_A_TLS_CIPHER, cipher);
 	mnl_attr_nest_end(nlh, n);
 }
 
-static void tls_local(struct nlmsghdr *nlh) { tls_node(nlh, true); }
-static void tls_x509_no_ca(struct nlmsghdr *nlh) { tls_node(nlh, false); }
+static void tls_local(struct nlmsghdr *nlh) { tls_node(nlh, true, DST_TLS_PSK, 0); }
+static void tls_x509_no_ca(struct nlmsghdr *nlh) { tls_node(nlh, false, DST_TLS_X509, 0); }
+
+static void tls_cipher_alone(struct nlmsghdr *nlh)
+{
+	tls_node(nlh, false, DST_TLS_NONE, DST_TLS_CIPHER_CHACHA20_POLY1305);
+}
+
+static void tls_cipher_big(struct nlmsghdr *nlh)
+{
+	tls_node(nlh, false, DST_TLS_PSK, __DST_TLS_CIPHER_MAX);
+}
 
 static void event_attr(struct nlmsghdr *nlh)
 {
@@ -857,6 +874,8 @@ static int cases(void)
 		{ "TLS done without a nest", DST_CMD_TLS_DONE, EINVAL, no_attrs },
 		{ "TLS on a local node", DST_CMD_NODE_ADD, EINVAL, tls_local },
 		{ "X.509 node without a CA", DST_CMD_NODE_ADD, EINVAL, tls_x509_no_ca },
+		{ "a TLS cipher without TLS", DST_CMD_NODE_ADD, EINVAL, tls_cipher_alone },
+		{ "a TLS cipher beyond the enum", DST_CMD_NODE_ADD, ERANGE, tls_cipher_big },
 		{ "an event attribute in a request", DST_CMD_INFO, EINVAL, event_attr },
 		{ "unknown command", DST_CMD_MAX + 1, EOPNOTSUPP, no_attrs },
 		{ "command 0", DST_CMD_UNSPEC, EOPNOTSUPP, no_attrs },
