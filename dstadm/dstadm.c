@@ -578,8 +578,11 @@ const char *tls_args_problem(struct tls_args *t, bool has_secret, const char *ho
 
 	switch (tls_mode(t)) {
 	case DST_TLS_PSK:
-		return has_secret ? NULL :
-		       "TLS without certificates needs a secret file: its secret is the key";
+		if (!has_secret)
+			return "TLS without certificates needs a secret file: its secret is the key";
+		/* Its suite's hash is SHA-384; the PSK is a SHA-256 one. */
+		return t->cipher == DST_TLS_CIPHER_AES_256_GCM ?
+		       "the TLS cipher aes-256-gcm is for X.509: a PSK goes with SHA-256" : NULL;
 	case DST_TLS_X509:
 		if (!*t->cert != !*t->key)
 			return "a TLS certificate needs its key, and the reverse";

@@ -717,6 +717,12 @@ static int dst_genl_tls(struct genl_info *info, struct nlattr **tb,
 		}
 		tls->psk = nla_data(secret);
 		tls->psk_len = nla_len(secret);
+		/* Its suite's hash is SHA-384; the PSK is a SHA-256 one. */
+		if (tls->cipher == DST_TLS_CIPHER_AES_256_GCM) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[a->cipher],
+					    "AES-256-GCM is for TLS with X.509 (a PSK goes with SHA-256)");
+			return -EINVAL;
+		}
 		break;
 	case DST_TLS_X509:
 		if (!tls->cert != !tls->key) {

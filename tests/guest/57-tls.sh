@@ -265,10 +265,13 @@ tls_ciphers() {
 		sed -n 's/.*cipher: \([^ ]*\).*/\1/p; t; s/.*/-/p'
 }
 
-do_export e7 /dev/ram1 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" \
-	--tls-cipher aes-256-gcm
+# AES-256-GCM's suite hashes with SHA-384: X.509 only (a PSK is SHA-256).
+expect_error 2 "is for X.509" dstadm export e8 --device /dev/ram1 \
+	--listen 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" --tls-cipher aes-256-gcm
+do_export e7 /dev/ram1 127.0.0.1:$((PORT + 8)) --tls-cert "$W/srv.pem" \
+	--tls-key "$W/srv.key" --tls-cipher aes-256-gcm
 [[ "$(export_field e7 tls_cipher)" == aes-256-gcm ]] || fail "status does not show e7's cipher"
-do_import r9 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" --tls
+do_import r9 127.0.0.1:$((PORT + 8)) --tls-ca "$W/ca.pem"
 [[ "$(node_field r9 tls_cipher)" == any ]] || fail "status does not show r9's cipher as any"
 got=$(tls_ciphers $((PORT + 8)) | tr '\n' ' ')
 [[ "$got" == "aes-gcm-256 aes-gcm-256 " ]] ||
@@ -278,7 +281,7 @@ expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
 	fail "the AES-256-GCM export does not hold what was written"
 undo_import r9
 expect_error 1 "no cipher in common" dstadm import r10 \
-	--remote 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" --tls-cipher chacha20-poly1305
+	--remote 127.0.0.1:$((PORT + 8)) --tls-ca "$W/ca.pem" --tls-cipher chacha20-poly1305
 undo_export e7
 # Any cipher at the export: AES-128-GCM, the first, unless the node asks.
 do_export e7 /dev/ram1 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" --tls

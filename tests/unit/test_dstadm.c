@@ -474,6 +474,10 @@ static void test_tls_parse(void **state)
 			       "-S", "/s"), EXIT_OK);
 	assert_int_equal(tls_mode(&e.tls), DST_TLS_PSK);
 	assert_int_equal(e.tls.cipher, DST_TLS_CIPHER_CHACHA20_POLY1305);
+	/* AES-256-GCM's suite hashes with SHA-384, a PSK with SHA-256. */
+	assert_int_equal(PARSE(export_parse, &e, "export", "e0", "-d", "/dev/x", "-l",
+			       "127.0.0.1:7000", "--tls-cipher", "aes-256-gcm",
+			       "-S", "/s"), EXIT_USAGE);
 	assert_int_equal(PARSE(import_parse, &o, "import", "r0", "-r", "10.0.0.1:7000",
 			       "--tls-ca", "/dev/null", "--tls-cipher", "aes-128-gcm"), EXIT_OK);
 	assert_int_equal(tls_mode(&o.ra.tls), DST_TLS_X509);
