@@ -192,7 +192,7 @@ int ktls_handshake(int fd, const struct ktls_params *p, char *why, size_t wlen)
 	gnutls_session_t s = NULL;
 	int ret, err = EPROTO;
 	const char *what;
-	char prio[128];
+	char prio[128], byte;
 
 	if (!tls_priority(p, prio, sizeof(prio))) {
 		snprintf(why, wlen, "unknown cipher %u", p->cipher);
@@ -294,6 +294,19 @@ int ktls_handshake(int fd, const struct ktls_params *p, char *why, size_t wlen)
 	if (setsockopt(fd, SOL_TCP, TCP_ULP, "tls", sizeof("tls")) < 0 ||
 	    ktls_set(s, fd, false) < 0 || ktls_set(s, fd, true) < 0) {
 		err = errno;
+		/*
+		 * In TLS 1.3 a server checks the client's certificate after
+		 * the client's handshake is done: its refusal is an alert,
+		 * then the end of the connection.
+		 */
+		if (err == ENOTCONN) {
+			ret = gnutls_record_recv(s, &byte, 1);
+			if (ret == GNUTLS_E_FATAL_ALERT_RECEIVED) {
+				what = "after the handshake";
+				err = tls_errno(s, p->mode, ret);
+				goto fail;
+			}
+		}
 		snprintf(why, wlen, "cannot turn kernel TLS on (%s): is the tls module there?",
 			 strerror(err));
 		goto out;
