@@ -3,10 +3,10 @@
  * dst: distributed storage - the allow list of an export.
  *
  * Entries are addresses with a prefix length, each read-write or
- * read-only; the longest prefix holding a client's address decides, and a
- * client no entry holds is refused.  An IPv4-mapped IPv6 client is matched
- * as the IPv4 address it is.  Without a list, only loopback clients may
- * connect.
+ * read-only, and may name the certificate of the clients they hold; the
+ * longest prefix holding a client's address decides, and a client no
+ * entry holds is refused.  An IPv4-mapped IPv6 client is matched as the
+ * IPv4 address it is.  Without a list, only loopback clients may connect.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -22,12 +22,14 @@
  * @family:	AF_INET or AF_INET6
  * @prefix:	leading bits of @addr that count
  * @read_only:	clients it holds may only read
+ * @name:	what their TLS certificates must name, or NULL
  * @addr:	the address, masked to @prefix
  */
 struct dst_allow {
 	sa_family_t family;
 	u8 prefix;
 	bool read_only;
+	char *name;
 	union {
 		struct in_addr v4;
 		struct in6_addr v6;
@@ -43,6 +45,8 @@ const struct nla_policy dst_allow_policy[DST_ALLOW_A_MAX + 1] = {
 	[DST_ALLOW_A_ADDR]	= NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
 	[DST_ALLOW_A_PREFIX]	= NLA_POLICY_MAX(NLA_U8, 128),
 	[DST_ALLOW_A_READ_ONLY]	= { .type = NLA_FLAG },
+	[DST_ALLOW_A_NAME]	= { .type = NLA_NUL_STRING,
+				    .len = DST_TLS_PATH_MAX - 1 },
 };
 
 static bool dst_prefix_match(const void *a, const void *b, unsigned int bits)
@@ -90,6 +94,17 @@ static int dst_allow_parse(struct nlattr *nest, struct dst_allow *e,
 				    "allow: prefix longer than the address");
 		return -EINVAL;
 	}
+	if (tb[DST_ALLOW_A_NAME]) {
+		if (!nla_len(tb[DST_ALLOW_A_NAME]) ||
+		    !*(char *)nla_data(tb[DST_ALLOW_A_NAME])) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[DST_ALLOW_A_NAME],
+					    "allow: empty certificate name");
+			return -EINVAL;
+		}
+		e->name = nla_strdup(tb[DST_ALLOW_A_NAME], GFP_KERNEL);
+		if (!e->name)
+			return -ENOMEM;
+	}
 	e->family = len == 4 ? AF_INET : AF_INET6;
 	e->prefix = bits;
 	e->read_only = nla_get_flag(tb[DST_ALLOW_A_READ_ONLY]);
@@ -119,7 +134,7 @@ struct dst_access *dst_access_parse(struct nlattr *nest,
 	nla_for_each_nested(a, nest, rem) {
 		err = dst_allow_parse(a, &acl->entries[acl->nr], extack);
 		if (err) {
-			kfree(acl);
+			dst_access_free(acl);
 			return ERR_PTR(err);
 		}
 		acl->nr++;
@@ -129,7 +144,24 @@ struct dst_access *dst_access_parse(struct nlattr *nest,
 
 void dst_access_free(struct dst_access *acl)
 {
+	unsigned int i;
+
+	if (!acl)
+		return;
+	for (i = 0; i < acl->nr; i++)
+		kfree(acl->entries[i].name);
 	kfree(acl);
+}
+
+/* Whether an entry of @acl names a certificate. */
+bool dst_access_has_names(const struct dst_access *acl)
+{
+	unsigned int i;
+
+	for (i = 0; acl && i < acl->nr; i++)
+		if (acl->entries[i].name)
+			return true;
+	return false;
 }
 
 static bool dst_loopback(const struct sockaddr_storage *ss)
@@ -146,10 +178,11 @@ static bool dst_loopback(const struct sockaddr_storage *ss)
 
 /*
  * Whether the client at @peer may connect; *@read_only is set when it may
- * only read.
+ * only read, *@name to what its certificate must name (NULL: anything).
  */
 bool dst_access_check(const struct dst_access *acl,
-		      const struct sockaddr_storage *peer, bool *read_only)
+		      const struct sockaddr_storage *peer, bool *read_only,
+		      const char **name)
 {
 	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)peer;
 	const struct sockaddr_in *s4 = (const struct sockaddr_in *)peer;
@@ -159,6 +192,7 @@ bool dst_access_check(const struct dst_access *acl,
 	unsigned int i;
 
 	*read_only = false;
+	*name = NULL;
 	if (!acl)
 		return dst_loopback(peer);
 	if (family == AF_INET6) {
@@ -174,8 +208,10 @@ bool dst_access_check(const struct dst_access *acl,
 		    dst_prefix_match(&e->addr, addr, e->prefix))
 			best = e;
 	}
-	if (best)
+	if (best) {
 		*read_only = best->read_only;
+		*name = best->name;
+	}
 	return best;
 }
 
@@ -198,7 +234,8 @@ int dst_access_fill(struct sk_buff *skb, int attrtype,
 		    nla_put(skb, DST_ALLOW_A_ADDR, e->family == AF_INET ? 4 : 16,
 			    &e->addr) ||
 		    nla_put_u8(skb, DST_ALLOW_A_PREFIX, e->prefix) ||
-		    (e->read_only && nla_put_flag(skb, DST_ALLOW_A_READ_ONLY))) {
+		    (e->read_only && nla_put_flag(skb, DST_ALLOW_A_READ_ONLY)) ||
+		    (e->name && nla_put_string(skb, DST_ALLOW_A_NAME, e->name))) {
 			nla_nest_cancel(skb, list);
 			return -EMSGSIZE;
 		}

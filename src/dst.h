@@ -365,7 +365,7 @@ struct dst_tls *dst_tls_dup(const struct dst_tls *tls);
 void dst_tls_free(struct dst_tls *tls);
 int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 		      bool server, const struct sockaddr_storage *peer,
-		      unsigned long timeout, const char **why);
+		      const char *name, unsigned long timeout, const char **why);
 int dst_tls_accept(struct sk_buff *skb);
 const char *dst_tls_recv_error(int err);
 int dst_tls_fill(struct sk_buff *skb, const struct dst_tls *tls,

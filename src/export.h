@@ -91,7 +91,9 @@ struct dst_access *dst_access_parse(struct nlattr *nest,
 				    struct netlink_ext_ack *extack);
 void dst_access_free(struct dst_access *acl);
 bool dst_access_check(const struct dst_access *acl,
-		      const struct sockaddr_storage *peer, bool *read_only);
+		      const struct sockaddr_storage *peer, bool *read_only,
+		      const char **name);
+bool dst_access_has_names(const struct dst_access *acl);
 int dst_access_fill(struct sk_buff *skb, int attrtype,
 		    const struct dst_access *acl);
 

@@ -1055,6 +1055,14 @@ static int dst_genl_export_new(struct sk_buff *skb, struct genl_info *info)
 			err = PTR_ERR(opts.acl);
 			goto out;
 		}
+		if (dst_access_has_names(opts.acl) &&
+		    (tls.mode != DST_TLS_X509 || !tls.ca)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_EXPORT_A_ALLOW],
+					    "allow: certificate names need TLS with X.509 and a CA");
+			dst_access_free(opts.acl);
+			err = -EINVAL;
+			goto out;
+		}
 	}
 	exp = dst_export_create(nla_data(tb[DST_EXPORT_A_NAME]), path, &addr,
 				len, &opts, &why, &err);

@@ -985,7 +985,7 @@ static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 		*why = dst_connect_error(err);
 	else if (r->tls)
 		err = dst_tls_handshake(sock, r->tls, false, &r->addr,
-					timeout, why);
+					r->tls->name, timeout, why);
 	if (connected && !err)
 		err = dst_remote_handshake(r, sock, h, why);
 	if (dst_deadline_end(&deadline)) {

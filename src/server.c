@@ -52,6 +52,7 @@ struct dst_client {
 	bool crc;
 	bool tls;
 	bool denied;
+	const char *cert_name;		/* in the allow list, or NULL */
 	struct task_struct *rx;
 	struct work_struct tx_work;
 	spinlock_t lock;		/* done */
@@ -751,7 +752,7 @@ static int dst_client_tls(struct dst_client *c)
 		return -EPERM;
 	}
 	err = dst_tls_handshake(c->sock, exp->tls, true, &c->peer,
-				DST_HELLO_TIMEOUT, &why);
+				c->cert_name, DST_HELLO_TIMEOUT, &why);
 	if (err) {
 		atomic64_inc(&exp->auth_failed);
 		pr_warn_ratelimited("export %s: client %pISpc: %s, closing the connection\n",
@@ -891,7 +892,8 @@ void dst_client_start(struct dst_export *exp, struct socket *sock)
 	 * With TLS the refusal must be inside it for the client to read it:
 	 * after the handshake, within the handshakes' bound.
 	 */
-	if (!dst_access_check(exp->acl, &c->peer, &c->read_only)) {
+	if (!dst_access_check(exp->acl, &c->peer, &c->read_only,
+			      &c->cert_name)) {
 		if (exp->tls) {
 			c->denied = true;
 		} else {

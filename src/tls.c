@@ -36,6 +36,7 @@
  * @tls:	what to do
  * @server:	accepted, not connected
  * @peer:	the other end
+ * @name:	what the peer's certificate must name, or NULL
  * @deadline:	jiffies when the kernel stops waiting
  * @accepted:	an agent has it
  * @status:	the agent's result, 0 or a negative errno
@@ -48,6 +49,7 @@ struct dst_tls_req {
 	const struct dst_tls *tls;
 	bool server;
 	struct sockaddr_storage peer;
+	const char *name;
 	unsigned long deadline;
 	bool accepted;
 	int status;
@@ -217,18 +219,20 @@ static const char *dst_tls_error(int err)
 
 /*
  * Have the agent do the TLS handshake on @sock, which has a file (see
- * dst_sock_file()), within @timeout.  0 when TLS is on; else a negative
- * errno and *@why.
+ * dst_sock_file()), within @timeout; with X.509 the peer's certificate
+ * must name @name, if not NULL.  0 when TLS is on; else a negative errno
+ * and *@why.
  */
 int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 		      bool server, const struct sockaddr_storage *peer,
-		      unsigned long timeout, const char **why)
+		      const char *name, unsigned long timeout, const char **why)
 {
 	struct dst_tls_req req = {
 		.sock = sock,
 		.tls = tls,
 		.server = server,
 		.peer = *peer,
+		.name = name,
 		.deadline = jiffies + timeout,
 	};
 	long left;
@@ -306,7 +310,7 @@ int dst_tls_accept(struct sk_buff *skb)
 		    (t->cert && nla_put_string(skb, DST_TLS_A_CERT, t->cert)) ||
 		    (t->key && nla_put_string(skb, DST_TLS_A_KEY, t->key)) ||
 		    (t->ca && nla_put_string(skb, DST_TLS_A_CA, t->ca)) ||
-		    (t->name && nla_put_string(skb, DST_TLS_A_NAME, t->name)) ||
+		    (req->name && nla_put_string(skb, DST_TLS_A_NAME, req->name)) ||
 		    (t->cipher && nla_put_u32(skb, DST_TLS_A_CIPHER, t->cipher)) ||
 		    nla_put(skb, DST_TLS_A_PEER,
 			    req->peer.ss_family == AF_INET6 ?

@@ -431,7 +431,7 @@ enum dst_tls_attr {
 	DST_TLS_A_CERT,		/* string: own certificate (X.509) */
 	DST_TLS_A_KEY,		/* string: its private key (X.509) */
 	DST_TLS_A_CA,		/* string: CA of the peer (X.509), may be absent */
-	DST_TLS_A_NAME,		/* string: the export's name to check (client) */
+	DST_TLS_A_NAME,		/* string: the name the peer's certificate must have */
 	DST_TLS_A_PEER,		/* binary sockaddr of the other end */
 	DST_TLS_A_TIMEOUT,	/* u32: ms the kernel waits for DONE */
 	DST_TLS_A_STATUS,	/* u32, DONE: 0 or a positive errno */
@@ -458,6 +458,12 @@ enum dst_allow_attr {
 	DST_ALLOW_A_ADDR,	/* binary: 4 (IPv4) or 16 (IPv6) bytes, network order */
 	DST_ALLOW_A_PREFIX,	/* u8: bits of ADDR that count; absent: all */
 	DST_ALLOW_A_READ_ONLY,	/* flag: such clients may only read */
+	/*
+	 * string: the name such clients' certificates must have (a DNS name
+	 * or IP address entry, as a node checks the export's); needs TLS
+	 * with X.509 and a CA
+	 */
+	DST_ALLOW_A_NAME,
 	__DST_ALLOW_A_MAX,
 };
 
