@@ -671,6 +671,7 @@ static bool same_allow(const struct allow_list *a, const struct allow_list *b)
 	for (i = 0; i < a->n; i++)
 		if (a->v[i].family != b->v[i].family || a->v[i].prefix != b->v[i].prefix ||
 		    a->v[i].read_only != b->v[i].read_only ||
+		    strcmp(a->v[i].name, b->v[i].name) ||
 		    memcmp(a->v[i].addr, b->v[i].addr, a->v[i].family == AF_INET ? 4 : 16))
 			return false;
 	return true;

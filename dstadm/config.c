@@ -525,7 +525,7 @@ static int parse_storage(struct lexer *lx, const struct token *kw)
 	return 0;
 }
 
-/* allow ADDR[/LEN] [read-only], the end of the line included */
+/* allow ADDR[/LEN] [read-only] [name NAME], the end of the line included */
 static int parse_allow_line(struct lexer *lx, struct conf_export *e)
 {
 	struct allow_entry *a;
@@ -540,15 +540,24 @@ static int parse_allow_line(struct lexer *lx, struct conf_export *e)
 		return conf_error(lx, &t, "invalid prefix '%s': expected IPV4[/0-32] or IPV6[/0-128]",
 				  t.text);
 	e->allow.n++;
-	if (next(lx, &t) < 0)
-		return -1;
-	if (t.type == T_NL || t.type == T_EOF)
-		return 0;
-	if (t.type != T_WORD || strcmp(t.text, "read-only"))
-		return conf_error(lx, &t, "expected 'read-only' or end of line after the prefix, found '%s'",
-				  tok_name(&t));
-	a->read_only = true;
-	return expect_end(lx, "'read-only'");
+	for (;;) {
+		if (next(lx, &t) < 0)
+			return -1;
+		if (t.type == T_NL || t.type == T_EOF)
+			return 0;
+		if (t.type == T_WORD && !strcmp(t.text, "read-only") && !a->read_only) {
+			a->read_only = true;
+		} else if (t.type == T_WORD && !strcmp(t.text, "name") && !*a->name) {
+			if (expect_word(lx, &t, "a certificate name") < 0)
+				return -1;
+			if (strlen(t.text) >= sizeof(a->name))
+				return conf_error(lx, &t, "certificate name too long");
+			strcpy(a->name, t.text);
+		} else {
+			return conf_error(lx, &t, "expected 'read-only', 'name NAME' or end of line after the prefix, found '%s'",
+					  tok_name(&t));
+		}
+	}
 }
 
 static int parse_export(struct lexer *lx, const struct token *kw)
@@ -633,6 +642,8 @@ static int parse_export(struct lexer *lx, const struct token *kw)
 		return conf_error(lx, &name, "export '%s' has no 'device'", e->name);
 	if (!e->listen)
 		return conf_error(lx, &name, "export '%s' has no 'listen'", e->name);
+	if (allow_names_problem(&e->allow, &e->tls))
+		return conf_error(lx, &name, "%s", allow_names_problem(&e->allow, &e->tls));
 	return tls_check(lx, &name, &e->tls, e->secret_file, NULL);
 }
 
@@ -985,8 +996,9 @@ static void dump_export(FILE *f, const struct conf_export *e, bool gap)
 		fputs("\tread-only\n", f);
 	for (i = 0; i < e->allow.n; i++)
 		if (format_allow(&e->allow.v[i], prefix, sizeof(prefix)) == 0)
-			fprintf(f, "\tallow %s%s\n", prefix,
-				e->allow.v[i].read_only ? " read-only" : "");
+			fprintf(f, "\tallow %s%s%s%s\n", prefix,
+				e->allow.v[i].read_only ? " read-only" : "",
+				*e->allow.v[i].name ? " name " : "", e->allow.v[i].name);
 	if (e->secret_file)
 		fprintf(f, "\tsecret-file %s\n", e->secret_file);
 	if (e->secret_hidden)

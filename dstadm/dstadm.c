@@ -95,8 +95,8 @@ static const struct cmd_option export_options[] = {
 	{ "device", 'd', "PATH", true, "the block device to serve" },
 	{ "listen", 'l', "ADDR:PORT", true, "where to listen" },
 	{ "read-only", 'r', NULL, false, "serve it read only" },
-	{ "allow", 'a', "PREFIX[,ro]", false,
-	  "clients that may connect, repeated (default: loopback only)" },
+	{ "allow", 'a', "PREFIX[,ro][,name=NAME]", false,
+	  "clients that may connect, repeated (default: loopback only); NAME: their certificates'" },
 	{ "secret-file", 'S', "PATH", false, "clients must prove the secret in PATH" },
 	{ "integrity", 'I', NULL, false, "clients must use CRC-32C" },
 	{ "shared", 's', NULL, false,
@@ -625,6 +625,16 @@ int tls_args_check(const char *cmd, struct tls_args *t, const char *secret_file,
 		return EXIT_USAGE;
 	why = tls_args_problem(t, secret_file, host);
 	return why ? usage_error(cmd, "%s", why) : EXIT_OK;
+}
+
+const char *allow_names_problem(const struct allow_list *l, const struct tls_args *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (*l->v[i].name && (tls_mode(t) != DST_TLS_X509 || !*t->ca))
+			return "certificate names in the allow list need TLS with X.509 and a CA";
+	return NULL;
 }
 
 bool tls_args_same(const struct tls_args *a, const struct tls_args *b)

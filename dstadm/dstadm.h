@@ -247,6 +247,7 @@ struct allow_entry {
 	uint8_t prefix;			/* leading bits that count */
 	bool read_only;
 	uint8_t addr[16];		/* 4 or 16 bytes, network order */
+	char name[DST_TLS_PATH_MAX];	/* its clients' certificates', or "" */
 };
 
 struct allow_list {
@@ -258,6 +259,8 @@ struct allow_list {
 int parse_allow(const char *s, struct allow_entry *e);
 /* "ADDR/LEN" into @buf; -1 if it does not fit. */
 int format_allow(const struct allow_entry *e, char *buf, size_t size);
+/* Why @l cannot name certificates with @t (X.509 with a CA), or NULL. */
+const char *allow_names_problem(const struct allow_list *l, const struct tls_args *t);
 
 /*
  * Read a shared secret from @path into @buf (DST_SECRET_MAX bytes): 1 to

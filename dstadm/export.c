@@ -10,30 +10,41 @@
 #include "dstadm.h"
 #include "nl.h"
 
-/* --allow ADDR[/LEN][,ro] */
+/* --allow ADDR[/LEN][,ro|,rw][,name=NAME], the last two in any order */
 static int allow_arg(const char *arg, struct allow_list *l)
 {
-	char buf[INET6_ADDRSTRLEN + 8];
+	char buf[INET6_ADDRSTRLEN + DST_TLS_PATH_MAX + 16], *word, *save;
 	struct allow_entry *e;
-	size_t n = strlen(arg);
-	bool ro = false;
+	bool mode = false;
 
 	if (l->n == DST_ALLOW_MAX)
 		return usage_error("export", "more than %d --allow entries", DST_ALLOW_MAX);
-	if (n > 3 && (!strcmp(arg + n - 3, ",ro") || !strcmp(arg + n - 3, ",rw"))) {
-		ro = arg[n - 2] == 'r' && arg[n - 1] == 'o';
-		n -= 3;
-	}
-	if (n >= sizeof(buf))
-		return usage_error("export", "invalid --allow '%s': expected ADDR[/LEN][,ro]", arg);
-	memcpy(buf, arg, n);
-	buf[n] = '\0';
+	if (strlen(arg) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, arg);
 	e = &l->v[l->n];
-	if (parse_allow(buf, e) < 0)
-		return usage_error("export", "invalid --allow '%s': expected ADDR[/LEN][,ro]", arg);
-	e->read_only = ro;
+	memset(e, 0, sizeof(*e));
+	word = strtok_r(buf, ",", &save);
+	if (!word || parse_allow(word, e) < 0)
+		goto bad;
+	while ((word = strtok_r(NULL, ",", &save))) {
+		if (!mode && (!strcmp(word, "ro") || !strcmp(word, "rw"))) {
+			e->read_only = word[1] == 'o';
+			mode = true;
+		} else if (!*e->name && !strncmp(word, "name=", 5) && word[5] &&
+			   strlen(word + 5) < sizeof(e->name)) {
+			strcpy(e->name, word + 5);
+		} else {
+			goto bad;
+		}
+	}
+	if (arg[strlen(arg) - 1] == ',')
+		goto bad;
 	l->n++;
 	return EXIT_OK;
+bad:
+	return usage_error("export", "invalid --allow '%s': expected ADDR[/LEN][,ro][,name=NAME]",
+			   arg);
 }
 
 int export_parse(int argc, char *argv[], struct export_opts *o)
@@ -99,6 +110,8 @@ int export_parse(int argc, char *argv[], struct export_opts *o)
 	if (new_name("export", o->name) ||
 	    tls_args_check("export", &o->tls, o->secret_file, NULL))
 		return EXIT_USAGE;
+	if (allow_names_problem(&o->allow, &o->tls))
+		return usage_error("export", "%s", allow_names_problem(&o->allow, &o->tls));
 	return parse_addr_arg("export", "listen address", o->listen, &o->addr,
 			      &o->addr_len);
 }

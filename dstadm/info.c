@@ -260,7 +260,9 @@ static int allow_parse(const struct nlattr *nest, struct allow_list *l)
 		e->family = len == 4 ? AF_INET : AF_INET6;
 		memcpy(e->addr, mnl_attr_get_payload(tb[DST_ALLOW_A_ADDR]), len);
 		e->prefix = mnl_attr_get_u8(tb[DST_ALLOW_A_PREFIX]);
-		if (e->prefix > len * 8 || get_flag(tb[DST_ALLOW_A_READ_ONLY], &e->read_only))
+		if (e->prefix > len * 8 || get_flag(tb[DST_ALLOW_A_READ_ONLY], &e->read_only) ||
+		    (tb[DST_ALLOW_A_NAME] &&
+		     copy_str(e->name, sizeof(e->name), tb[DST_ALLOW_A_NAME]) < 0))
 			return -1;
 	}
 	return 0;

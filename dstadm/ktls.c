@@ -260,9 +260,12 @@ int ktls_handshake(int fd, const struct ktls_params *p, char *why, size_t wlen)
 		if (ret < 0)
 			goto fail;
 		if (server && p->ca) {
-			/* Clients must show a certificate the CA signed. */
+			/*
+			 * Clients must show a certificate the CA signed, with
+			 * the allow list's name for them if it has one.
+			 */
 			gnutls_certificate_server_set_request(s, GNUTLS_CERT_REQUIRE);
-			gnutls_session_set_verify_cert(s, NULL, 0);
+			gnutls_session_set_verify_cert(s, p->name, 0);
 		} else if (!server) {
 			gnutls_session_set_verify_cert(s, p->name, 0);
 			if (p->name && !strchr(p->name, ':') &&

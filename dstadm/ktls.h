@@ -17,7 +17,7 @@ struct ktls_params {
 	gnutls_datum_t psk;		/* PSK: the key */
 	const char *cert, *key;		/* X.509: own PEM files, or NULL */
 	const char *ca;			/* X.509: CA of the peer, or NULL */
-	const char *name;		/* X.509, client: the server's name */
+	const char *name;		/* X.509: the peer's name, or NULL */
 	uint32_t cipher;		/* enum dst_tls_cipher: ANY or the one */
 	unsigned int timeout;		/* ms, 0: GnuTLS's default */
 };

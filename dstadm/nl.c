@@ -270,7 +270,8 @@ static bool put_allow(struct dst_nl *nl, struct nlmsghdr *nlh,
 					e->family == AF_INET ? 4 : 16, e->addr) ||
 		    !mnl_attr_put_u8_check(nlh, size, DST_ALLOW_A_PREFIX, e->prefix) ||
 		    (e->read_only &&
-		     !mnl_attr_put_check(nlh, size, DST_ALLOW_A_READ_ONLY, 0, "")))
+		     !mnl_attr_put_check(nlh, size, DST_ALLOW_A_READ_ONLY, 0, "")) ||
+		    (*e->name && !mnl_attr_put_strz_check(nlh, size, DST_ALLOW_A_NAME, e->name)))
 			return false;
 		mnl_attr_nest_end(nlh, nest);
 	}

@@ -349,8 +349,9 @@ static void export_print_text(FILE *f, const struct export_info *ei)
 	for (i = 0; i < ei->allow.n; i++) {
 		if (format_allow(&ei->allow.v[i], prefix, sizeof(prefix)) < 0)
 			strcpy(prefix, "?");
-		fprintf(f, "  allow: %s%s\n", prefix,
-			ei->allow.v[i].read_only ? " read-only" : "");
+		fprintf(f, "  allow: %s%s%s%s\n", prefix,
+			ei->allow.v[i].read_only ? " read-only" : "",
+			*ei->allow.v[i].name ? " name " : "", ei->allow.v[i].name);
 	}
 	fprintf(f, "  clients: %u\n", ei->clients);
 	for (i = 0; i < ei->nclient; i++) {
@@ -565,7 +566,9 @@ static bool allow_json(struct json_object *o, const struct export_info *ei)
 		e = append_object(arr);
 		if (!e || format_allow(&ei->allow.v[i], prefix, sizeof(prefix)) < 0 ||
 		    !add(e, "prefix", json_object_new_string(prefix)) ||
-		    !add(e, "read_only", json_object_new_boolean(ei->allow.v[i].read_only)))
+		    !add(e, "read_only", json_object_new_boolean(ei->allow.v[i].read_only)) ||
+		    !add_or_null(e, "name", *ei->allow.v[i].name,
+				 json_object_new_string(ei->allow.v[i].name)))
 			return false;
 	}
 	return true;

@@ -1939,6 +1939,7 @@ static const char *sample_arg(const char *arg)
 		{ "PATH", "/x" }, { "FILE", "/x" }, { "ADDR:PORT", "127.0.0.1:7000" },
 		{ "PREFIX[,ro]", "10.0.0.0/8" }, { "linear|mirror", "linear" },
 		{ "N", "16" }, { "NAME", "example.org" }, { "CIPHER", "aes-256-gcm" },
+		{ "PREFIX[,ro][,name=NAME]", "10.0.0.0/8,ro,name=c.example" },
 	};
 	size_t i;
 
@@ -2401,9 +2402,18 @@ static void test_config_errors(void **state)
 		{ "export e {\n device /a\n listen 1.2.3.4:5\n allow\n}",
 		  "t.conf:4:7: expected ADDR or ADDR/LEN, found end of line" },
 		{ "export e {\n device /a\n listen 1.2.3.4:5\n allow ::1 rw\n}",
-		  "t.conf:4:12: expected 'read-only' or end of line after the prefix, found 'rw'" },
+		  "t.conf:4:12: expected 'read-only', 'name NAME' or end of line after the prefix, found 'rw'" },
 		{ "export e {\n device /a\n listen 1.2.3.4:5\n allow ::1 read-only x\n}",
-		  "t.conf:4:22: expected end of line after 'read-only', found 'x'" },
+		  "t.conf:4:22: expected 'read-only', 'name NAME' or end of line after the prefix, found 'x'" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n allow ::1 read-only read-only\n}",
+		  "t.conf:4:22: expected 'read-only', 'name NAME' or end of line after the prefix, found 'read-only'" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n allow ::1 name\n}",
+		  "t.conf:4:16: expected a certificate name, found end of line" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n allow ::1 name c.example\n}",
+		  "t.conf:1:8: certificate names in the allow list need TLS with X.509 and a CA" },
+		{ "export e {\n device /a\n listen 1.2.3.4:5\n allow ::1 name c.example\n"
+		  " tls-cert /c\n tls-key /k\n}",
+		  "t.conf:1:8: certificate names in the allow list need TLS with X.509 and a CA" },
 		{ "export e {\n device /a\n listen 1.2.3.4:5\n secret-file k\n}",
 		  "t.conf:4:14: expected a secret file (an absolute path), found 'k'" },
 		{ "export e {\n device /a\n listen 1.2.3.4:5\n secret-file /k\n secret-file /j\n}",
@@ -2592,6 +2602,8 @@ static void test_config_dump(void **state)
 			   "\tallow 10.0.0.0/8\n\tallow 2001:db8::/32 read-only\n"
 			   "\tsecret-file /etc/dst/x.key\n\tintegrity\n\tshared\n}\n\n"
 			   "export y {\n\tdevice /dev/b\n\tlisten 127.0.0.1:7001\n"
+			   "\tallow 10.1.0.0/16 name c1.example\n"
+			   "\tallow 10.2.0.0/16 read-only name c2.example\n"
 			   "\ttls-cipher aes-256-gcm\n\ttls-cert /s.pem\n\ttls-key /s.key\n"
 			   "\ttls-ca /ca.pem\n}\n";
 	struct dst_config c;
