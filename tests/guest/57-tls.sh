@@ -61,7 +61,7 @@ cert() {
 cert ca 'cn = "dst test CA"\nca\ncert_signing_key\nexpiration_days = 30\n'
 cert other 'cn = "another CA"\nca\ncert_signing_key\nexpiration_days = 30\n'
 cert srv 'cn = "dst export"\ndns_name = "localhost"\nip_address = "127.0.0.1"\ntls_www_server\nexpiration_days = 30\n' ca
-cert cli 'cn = "dst client"\ntls_www_client\nexpiration_days = 30\n' ca
+cert cli 'cn = "dst client"\ndns_name = "client.example"\ntls_www_client\nexpiration_days = 30\n' ca
 cert old 'cn = "old export"\nip_address = "127.0.0.1"\ntls_www_server\nactivation_date = "2020-01-01 00:00:00 UTC"\nexpiration_date = "2021-01-01 00:00:00 UTC"\n' ca
 log "certificates made"
 
@@ -241,7 +241,7 @@ expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
 undo_import r3
 expect_error 1 "authenticate" dstadm import r4 --remote 127.0.0.1:$((PORT + 2)) \
 	--tls-ca "$W/other.pem" --tls-cert "$W/cli.pem" --tls-key "$W/cli.key"
-expect_error 1 "refuse this host's certificate" dstadm import r4 \
+expect_error 1 "refuse this host's certificate\\|did not authenticate" dstadm import r4 \
 	--remote 127.0.0.1:$((PORT + 2)) --tls-ca "$W/ca.pem"
 expect_error 1 "authenticate" dstadm import r4 --remote 127.0.0.1:$((PORT + 2)) \
 	--tls-ca "$W/ca.pem" --tls-cert "$W/cli.pem" --tls-key "$W/cli.key" \
@@ -253,8 +253,33 @@ expect_error 1 "authenticate" dstadm import r4 --remote 127.0.0.1:$((PORT + 3)) 
 grep -q "expired" "$W/tlsd.log" || fail "the agent did not say the certificate expired"
 log "X.509: served; wrong CA, no client certificate, wrong name, expired refused"
 
+
 undo_export e2
 undo_export e3
+
+# The allow list names the clients' certificates: another name is refused.
+allow_export() {
+	do_export e9 /dev/ram1 127.0.0.1:$((PORT + 9)) --tls-cert "$W/srv.pem" \
+		--tls-key "$W/srv.key" --tls-ca "$W/ca.pem" --allow "127.0.0.1,name=$1"
+}
+allow_export client.example
+[[ "$(status_json | jq -r '.exports[] | select(.name == "e9") | .allow[0].name')" == \
+	client.example ]] || fail "status does not show the allow list's certificate name"
+do_import r11 127.0.0.1:$((PORT + 9)) --tls-ca "$W/ca.pem" --tls-cert "$W/cli.pem" \
+	--tls-key "$W/cli.key"
+undo_import r11
+undo_export e9
+allow_export other.example
+expect_error 1 "refuse this host's certificate\\|did not authenticate" dstadm import r11 \
+	--remote 127.0.0.1:$((PORT + 9)) --tls-ca "$W/ca.pem" --tls-cert "$W/cli.pem" \
+	--tls-key "$W/cli.key"
+grep -q "client with .*does not match" "$W/tlsd.log" ||
+	fail "the agent did not say the client's certificate has another name"
+undo_export e9
+expect_error 2 "need TLS with X.509 and a CA" dstadm export e9 --device /dev/ram1 \
+	--listen 127.0.0.1:$((PORT + 9)) --tls-cert "$W/srv.pem" --tls-key "$W/srv.key" \
+	--allow "127.0.0.1,name=client.example"
+log "allow list: a client certificate with the entry's name served, another refused"
 
 # --- one cipher: the export allows it alone, the kernel's TLS layer has it
 # tls_ciphers PORT: the ciphers the kernel's TLS layer reports for both

@@ -512,6 +512,22 @@ static void put_5_bytes(struct nlmsghdr *nlh)
 	mnl_attr_nest_end(nlh, l);
 }
 
+/* A certificate name: the export has no TLS; an empty one. */
+static void put_name(struct nlmsghdr *nlh, const char *name)
+{
+	struct nlattr *l = mnl_attr_nest_start(nlh, DST_EXPORT_A_ALLOW);
+	struct nlattr *e = mnl_attr_nest_start(nlh, 1);
+	static const uint8_t addr[4] = { 10 };
+
+	mnl_attr_put(nlh, DST_ALLOW_A_ADDR, sizeof(addr), addr);
+	mnl_attr_put_strz(nlh, DST_ALLOW_A_NAME, name);
+	mnl_attr_nest_end(nlh, e);
+	mnl_attr_nest_end(nlh, l);
+}
+
+static void put_name_no_tls(struct nlmsghdr *nlh) { put_name(nlh, "c.example"); }
+static void put_name_empty(struct nlmsghdr *nlh) { put_name(nlh, ""); }
+
 static void put_prefix_33(struct nlmsghdr *nlh)
 {
 	struct nlattr *l = mnl_attr_nest_start(nlh, DST_EXPORT_A_ALLOW);
@@ -575,6 +591,8 @@ static void allow_no_addr(struct nlmsghdr *nlh) { export_new(nlh, put_no_addr); 
 static void allow_65(struct nlmsghdr *nlh) { export_new(nlh, put_65); }
 static void allow_flat(struct nlmsghdr *nlh) { export_new(nlh, put_flat); }
 static void allow_empty(struct nlmsghdr *nlh) { export_new(nlh, put_empty); }
+static void allow_name_no_tls(struct nlmsghdr *nlh) { export_new(nlh, put_name_no_tls); }
+static void allow_name_empty(struct nlmsghdr *nlh) { export_new(nlh, put_name_empty); }
 static void export_secret_long(struct nlmsghdr *nlh) { export_new(nlh, put_export_secret_long); }
 static void client_list_given(struct nlmsghdr *nlh) { export_new(nlh, put_client_list); }
 static void denied_given(struct nlmsghdr *nlh) { export_new(nlh, put_denied); }
@@ -858,6 +876,10 @@ static int cases(void)
 		{ "allow list of 65 entries", DST_CMD_EXPORT_NEW, EINVAL, allow_65 },
 		{ "allow entry not nested", DST_CMD_EXPORT_NEW, EINVAL, allow_flat },
 		{ "empty allow list", DST_CMD_EXPORT_NEW, EINVAL, allow_empty },
+		{ "allow entry naming a certificate without TLS", DST_CMD_EXPORT_NEW, EINVAL,
+		  allow_name_no_tls },
+		{ "allow entry with an empty certificate name", DST_CMD_EXPORT_NEW, EINVAL,
+		  allow_name_empty },
 		{ "client list in a request", DST_CMD_EXPORT_NEW, EINVAL, client_list_given },
 		{ "denied counter in a request", DST_CMD_EXPORT_NEW, EINVAL, denied_given },
 		{ "export name too long for the policy", DST_CMD_EXPORT_NEW, EINVAL,
