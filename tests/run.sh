@@ -204,8 +204,9 @@ cmd_bench() {
 	local which=${DST_BENCH:-all}
 	[[ "$which" =~ ^(all|remote|arrays|resync|data)$ ]] ||
 		die "DST_BENCH must be all, remote, arrays, resync or data"
-	# Per script: at most 20 fio runs of runtime + 2 s ramp, and set-up.
-	export DST_TEST_TIMEOUT=${DST_TEST_TIMEOUT:-$((runtime * 25 + 300))}
+	# Per script: at most 28 fio runs of runtime + 2 s ramp (the remote
+	# one: about 700 s with 20 s runs), and set-up.
+	export DST_TEST_TIMEOUT=${DST_TEST_TIMEOUT:-$((runtime * 40 + 300))}
 	# Eleven 128 MiB ram disks filled in the arrays bench.
 	export DST_VM_MEM=${DST_VM_MEM:-3072}
 	prepare_guest
