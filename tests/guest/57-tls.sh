@@ -8,13 +8,17 @@
 # each with its reason: a wrong PSK, a plaintext client of a TLS export
 # and a TLS client of a plaintext one, a wrong CA, no client certificate
 # where the export asks for one, a name the certificate does not have,
-# an expired certificate.  gnutls-cli completes a PSK handshake with an
-# export, and with one whose allow list does not have it, which then
-# refuses it (and an import) inside TLS.  A mirror leg over TLS whose export goes under fio reconnects
-# with TLS when it is back, and resyncs: legs identical.  A bit flipped on
-# the wire, either way, ends the connection, which is made again; what
-# the device holds and what reads back is what was written.  The agent
-# follows the module when it is unloaded and loaded again.
+# an expired certificate, a client certificate without the name its
+# allow list entry gives.  One cipher: what the export or the node allows
+# alone is what the kernel's TLS layer runs (inet_diag), and a node that
+# allows none the export has is refused.  TLS over IPv6.  gnutls-cli
+# completes a PSK handshake with an export, and with one whose allow list
+# does not have it, which then refuses it (and an import) inside TLS.  A
+# mirror leg over TLS whose export goes under fio reconnects with TLS when
+# it is back, and resyncs: legs identical.  A bit flipped on the wire,
+# either way, ends the connection, which is made again; what the device
+# holds and what reads back is what was written.  The agent follows the
+# module when it is unloaded and loaded again.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -325,6 +329,23 @@ expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
 undo_import r9
 undo_export e7
 log "one cipher: AES-256-GCM by the export's choice, ChaCha20-Poly1305 by the node's, a mismatch refused"
+
+# --- IPv6: X.509 checked by name, an allow entry of ::1 with a name ------
+do_export e10 /dev/ram1 "[::1]:$((PORT + 10))" --tls-cert "$W/srv.pem" \
+	--tls-key "$W/srv.key" --tls-ca "$W/ca.pem" --allow "::1,name=client.example"
+do_import r12 "[::1]:$((PORT + 10))" --tls-ca "$W/ca.pem" --tls-name localhost \
+	--tls-cert "$W/cli.pem" --tls-key "$W/cli.key"
+got=$(tls_ciphers $((PORT + 10)) | tr '\n' ' ')
+[[ "$got" == "aes-gcm-128 aes-gcm-128 " ]] || fail "the IPv6 connection is not in TLS: '$got'"
+expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
+[[ "$(dev_sha /dev/ram1 8)" == "$(file_sha "$W/marks")" ]] ||
+	fail "the IPv6 TLS export does not hold what was written"
+undo_import r12
+# The export's certificate has no ::1: checked by the address, refused.
+expect_error 1 "authenticate" dstadm import r13 --remote "[::1]:$((PORT + 10))" \
+	--tls-ca "$W/ca.pem" --tls-cert "$W/cli.pem" --tls-key "$W/cli.key"
+undo_export e10
+log "IPv6: X.509 by name, an allow entry of ::1 with a certificate name"
 
 # --- the module unloaded and loaded again: the agent follows it ----------
 unload_dst
