@@ -13,7 +13,7 @@
 /* --allow ADDR[/LEN][,ro|,rw][,name=NAME], the last two in any order */
 static int allow_arg(const char *arg, struct allow_list *l)
 {
-	char buf[INET6_ADDRSTRLEN + DST_TLS_PATH_MAX + 16], *word, *save;
+	char buf[INET6_ADDRSTRLEN + DST_TLS_PATH_MAX + 16], *word, *rest = buf;
 	struct allow_entry *e;
 	bool mode = false;
 
@@ -24,10 +24,9 @@ static int allow_arg(const char *arg, struct allow_list *l)
 	strcpy(buf, arg);
 	e = &l->v[l->n];
 	memset(e, 0, sizeof(*e));
-	word = strtok_r(buf, ",", &save);
-	if (!word || parse_allow(word, e) < 0)
+	if (parse_allow(strsep(&rest, ","), e) < 0)
 		goto bad;
-	while ((word = strtok_r(NULL, ",", &save))) {
+	while ((word = strsep(&rest, ","))) {
 		if (!mode && (!strcmp(word, "ro") || !strcmp(word, "rw"))) {
 			e->read_only = word[1] == 'o';
 			mode = true;
@@ -38,8 +37,6 @@ static int allow_arg(const char *arg, struct allow_list *l)
 			goto bad;
 		}
 	}
-	if (arg[strlen(arg) - 1] == ',')
-		goto bad;
 	l->n++;
 	return EXIT_OK;
 bad:

@@ -555,11 +555,23 @@ static void test_export_security_parse(void **state)
 
 	static char *const bad[] = { "x", "10.0.0.0/33", "::/129", "10.0.0.0/",
 					   "10.0.0.0/08", "10.0.0.0/-1", "10.0.0.1,rx",
-					   "", ",ro", "1.2.3.4/1/2", "[::1]" };
+					   "", ",ro", "1.2.3.4/1/2", "[::1]", "10.0.0.1,",
+					   "10.0.0.1,,ro", "10.0.0.1,ro,rw", "10.0.0.1,name=",
+					   "10.0.0.1,name=a,name=b", "10.0.0.1,nam=a" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x",
 			  "--listen", "1.2.3.4:5", "--allow", bad[i]) != EXIT_USAGE)
 			fail_msg("--allow '%s' accepted", bad[i]);
+	/* A certificate name, with X.509 and a CA only. */
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x",
+			       "--listen", "1.2.3.4:5", "--allow", "10.0.0.0/8,name=c.example,ro",
+			       "--tls-cert", "/dev/null", "--tls-key", "/dev/null",
+			       "--tls-ca", "/dev/null"), EXIT_OK);
+	assert_string_equal(o.allow.v[0].name, "c.example");
+	assert_true(o.allow.v[0].read_only);
+	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x",
+			       "--listen", "1.2.3.4:5", "--allow", "10.0.0.0/8,name=c.example",
+			       "--tls-cert", "/dev/null", "--tls-key", "/dev/null"), EXIT_USAGE);
 	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x",
 			       "--listen", "1.2.3.4:5", "--secret-file", ""), EXIT_USAGE);
 	assert_int_equal(PARSE(export_parse, &o, "export", "e0", "--device", "/dev/x",
