@@ -69,6 +69,14 @@ cert cli 'cn = "dst client"\ndns_name = "client.example"\ntls_www_client\nexpira
 cert old 'cn = "old export"\nip_address = "127.0.0.1"\ntls_www_server\nactivation_date = "2020-01-01 00:00:00 UTC"\nexpiration_date = "2021-01-01 00:00:00 UTC"\n' ca
 log "certificates made"
 
+# marks_through EXPORTED WHAT: the marks written through the import ($DEV)
+# must be what EXPORTED, the export's device, then holds.
+marks_through() {
+	expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
+	[[ "$(dev_sha "$1" 8)" == "$(file_sha "$W/marks")" ]] ||
+		fail "$2 does not hold what was written"
+}
+
 # --- dstadm's checks -----------------------------------------------------
 expect_error 2 "needs a secret file" dstadm import r9 --remote 127.0.0.1:$PORT --tls
 expect_error 2 "needs a CA file" dstadm import r9 --remote 127.0.0.1:$PORT \
@@ -239,9 +247,7 @@ do_export e2 /dev/ram0 127.0.0.1:$((PORT + 2)) --tls-cert "$W/srv.pem" \
 do_import r3 127.0.0.1:$((PORT + 2)) --tls-ca "$W/ca.pem" \
 	--tls-cert "$W/cli.pem" --tls-key "$W/cli.key"
 [[ "$(node_field r3 tls)" == x509 ]] || fail "status does not say r3 uses X.509"
-expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
-[[ "$(dev_sha /dev/ram0 8)" == "$(file_sha "$W/marks")" ]] ||
-	fail "the X.509 export does not hold what was written"
+marks_through /dev/ram0 "the X.509 export"
 undo_import r3
 expect_error 1 "authenticate" dstadm import r4 --remote 127.0.0.1:$((PORT + 2)) \
 	--tls-ca "$W/other.pem" --tls-cert "$W/cli.pem" --tls-key "$W/cli.key"
@@ -305,9 +311,7 @@ do_import r9 127.0.0.1:$((PORT + 8)) --tls-ca "$W/ca.pem"
 got=$(tls_ciphers $((PORT + 8)) | tr '\n' ' ')
 [[ "$got" == "aes-gcm-256 aes-gcm-256 " ]] ||
 	fail "the connection to e7 does not use AES-256-GCM both ways: '$got'"
-expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
-[[ "$(dev_sha /dev/ram1 8)" == "$(file_sha "$W/marks")" ]] ||
-	fail "the AES-256-GCM export does not hold what was written"
+marks_through /dev/ram1 "the AES-256-GCM export"
 undo_import r9
 expect_error 1 "no cipher in common" dstadm import r10 \
 	--remote 127.0.0.1:$((PORT + 8)) --tls-ca "$W/ca.pem" --tls-cipher chacha20-poly1305
@@ -323,9 +327,7 @@ do_import r9 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" \
 [[ "$(node_field r9 tls_cipher)" == chacha20-poly1305 ]] || fail "status does not show r9's cipher"
 got=$(tls_ciphers $((PORT + 8)) | tr '\n' ' ')
 [[ "$got" == "- - " ]] || fail "the connection does not use a cipher other than AES-GCM: '$got'"
-expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
-[[ "$(dev_sha /dev/ram1 8)" == "$(file_sha "$W/marks")" ]] ||
-	fail "the ChaCha20-Poly1305 import does not read back what was written"
+marks_through /dev/ram1 "the export of the ChaCha20-Poly1305 import"
 undo_import r9
 undo_export e7
 log "one cipher: AES-256-GCM by the export's choice, ChaCha20-Poly1305 by the node's, a mismatch refused"
@@ -337,9 +339,7 @@ do_import r12 "[::1]:$((PORT + 10))" --tls-ca "$W/ca.pem" --tls-name localhost \
 	--tls-cert "$W/cli.pem" --tls-key "$W/cli.key"
 got=$(tls_ciphers $((PORT + 10)) | tr '\n' ' ')
 [[ "$got" == "aes-gcm-128 aes-gcm-128 " ]] || fail "the IPv6 connection is not in TLS: '$got'"
-expect_ok bounded 120 dd if="$W/marks" of="$DEV" bs=1M oflag=direct status=none
-[[ "$(dev_sha /dev/ram1 8)" == "$(file_sha "$W/marks")" ]] ||
-	fail "the IPv6 TLS export does not hold what was written"
+marks_through /dev/ram1 "the IPv6 TLS export"
 undo_import r12
 # The export's certificate has no ::1: checked by the address, refused.
 expect_error 1 "authenticate" dstadm import r13 --remote "[::1]:$((PORT + 10))" \
