@@ -565,6 +565,7 @@ static int parse_export(struct lexer *lx, const struct token *kw)
 	struct dst_config *c = lx->c;
 	struct conf_export *e;
 	struct token t, name;
+	const char *why;
 	int err;
 
 	if (expect_name(lx, &name, "an export name") < 0 || expect_open(lx, "the export name") < 0)
@@ -642,8 +643,9 @@ static int parse_export(struct lexer *lx, const struct token *kw)
 		return conf_error(lx, &name, "export '%s' has no 'device'", e->name);
 	if (!e->listen)
 		return conf_error(lx, &name, "export '%s' has no 'listen'", e->name);
-	if (allow_names_problem(&e->allow, &e->tls))
-		return conf_error(lx, &name, "%s", allow_names_problem(&e->allow, &e->tls));
+	why = allow_names_problem(&e->allow, &e->tls);
+	if (why)
+		return conf_error(lx, &name, "%s", why);
 	return tls_check(lx, &name, &e->tls, e->secret_file, NULL);
 }
 

@@ -46,6 +46,7 @@ bad:
 
 int export_parse(int argc, char *argv[], struct export_opts *o)
 {
+	const char *why;
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
@@ -107,8 +108,9 @@ int export_parse(int argc, char *argv[], struct export_opts *o)
 	if (new_name("export", o->name) ||
 	    tls_args_check("export", &o->tls, o->secret_file, NULL))
 		return EXIT_USAGE;
-	if (allow_names_problem(&o->allow, &o->tls))
-		return usage_error("export", "%s", allow_names_problem(&o->allow, &o->tls));
+	why = allow_names_problem(&o->allow, &o->tls);
+	if (why)
+		return usage_error("export", "%s", why);
 	return parse_addr_arg("export", "listen address", o->listen, &o->addr,
 			      &o->addr_len);
 }
