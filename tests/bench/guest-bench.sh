@@ -158,6 +158,33 @@ setup_peer() {
 	echo "bench: $1 is ${DEVS[$1]} ($(blockdev --getsize64 "${DEVS[$1]}") bytes)"
 }
 
+# The record ciphers' own speed on this guest's CPU, one vCPU each, which
+# bounds the TLS rows: the kernel's (what dst's TLS records use; tcrypt's
+# AEAD speed test, 8 KiB, 128-bit key for AES-GCM) and GnuTLS's (what
+# nbd's processes use; gnutls-cli --benchmark-ciphers, 16 KiB), and
+# whether the CPU has AES instructions.
+crypto_rates() {
+	local aes=no
+	grep -qw aes /proc/cpuinfo && aes=yes
+	echo "record ciphers on this CPU (MB/s, one vCPU; AES instructions: $aes):"
+	modprobe tcrypt mode=211 sec=1 2>/dev/null || true
+	modprobe tcrypt mode=213 sec=1 2>/dev/null || true
+	dmesg --notime | awk '
+		/testing speed of (gcm\(aes\)|rfc7539esp\(chacha20,poly1305\)) / {
+			alg = $4 " " $5; dir = $6; next
+		}
+		/testing speed of / { alg = ""; next }
+		alg != "" && /8192 byte blocks/ &&
+		(alg !~ /^gcm/ || /128 bit key/) && match($0, /in [0-9]+ seconds \([0-9]+ bytes/) {
+			split(substr($0, RSTART, RLENGTH), f, /[ (]+/)
+			rate[alg] = rate[alg] sprintf(" %s %.1f", dir, f[4] / f[2] / 1e6)
+		}
+		END { for (a in rate) printf "  kernel %s:%s (8 KiB)\n", a, rate[a] }'
+	bounded 300 gnutls-cli --benchmark-ciphers 2>&1 |
+		awk '($1 == "AES-128-GCM" || $1 == "CHACHA20-POLY1305") && !seen[$1]++ {
+			printf "  GnuTLS %s: %s (16 KiB)\n", $1, $2 }'
+}
+
 active=()
 for p in $PEERS; do
 	if setup_peer "$p"; then active+=("$p"); else echo "bench: peer $p skipped"; fi
@@ -185,4 +212,5 @@ done
 			"$(ratio "${MBS[dstchacha.$name]:-}" "${MBS[nbdchacha.$name]:-}")" \
 			"$(ratio "${MBS[dsttls.$name]:-}" "${MBS[dst.$name]:-}")"
 	done
+	[[ " $PEERS " != *tls* && " $PEERS " != *chacha* ]] || crypto_rates
 } | tee "$OUT/bench.txt"
