@@ -335,6 +335,7 @@ void dst_remote_notify(struct dst_remote *r, wait_queue_head_t *wq);
 void dst_remote_get_opts(struct dst_remote *r, struct dst_remote_opts *opts);
 bool dst_remote_auth(struct dst_remote *r);
 const struct dst_tls *dst_remote_tls(struct dst_remote *r);
+u32 dst_remote_tls_cipher(struct dst_remote *r);
 u64 dst_remote_crc_errors(struct dst_remote *r);
 u64 dst_remote_session(struct dst_remote *r);
 u64 dst_remote_size(struct dst_remote *r);
@@ -366,6 +367,7 @@ void dst_tls_free(struct dst_tls *tls);
 int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 		      bool server, const struct sockaddr_storage *peer,
 		      const char *name, unsigned long timeout, const char **why);
+u32 dst_tls_cipher(struct socket *sock);
 int dst_tls_accept(struct sk_buff *skb);
 const char *dst_tls_recv_error(int err);
 int dst_tls_fill(struct sk_buff *skb, const struct dst_tls *tls,

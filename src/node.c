@@ -128,12 +128,14 @@ static int dst_node_fill_type(struct sk_buff *skb, struct dst_node *node)
 {
 	const struct sockaddr_storage *addr;
 	struct dst_remote_opts opts;
+	u32 cipher;
 	int addrlen;
 
 	if (!node->remote)
 		return nla_put_string(skb, DST_NODE_A_PATH, node->path);
 	addr = dst_remote_addr(node->remote, &addrlen);
 	dst_remote_get_opts(node->remote, &opts);
+	cipher = dst_remote_tls_cipher(node->remote);
 	if (nla_put(skb, DST_NODE_A_ADDR, addrlen, addr) ||
 	    nla_put_u32(skb, DST_NODE_A_TIMEOUT, opts.timeout) ||
 	    nla_put_u32(skb, DST_NODE_A_DEAD_TIMEOUT, opts.dead_timeout) ||
@@ -149,7 +151,8 @@ static int dst_node_fill_type(struct sk_buff *skb, struct dst_node *node)
 			      dst_remote_crc_errors(node->remote),
 			      DST_NODE_A_PAD) ||
 	    dst_tls_fill(skb, dst_remote_tls(node->remote),
-			 &dst_node_tls_attrs))
+			 &dst_node_tls_attrs) ||
+	    (cipher && nla_put_u32(skb, DST_NODE_A_TLS_CIPHER_USED, cipher)))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -87,6 +87,7 @@ struct dst_remote_req {
  * @generation:	connections tried so far, the newest's in its hello
  * @auth:	the keyed HMAC of the secret, NULL for none
  * @tls:	TLS on each connection, NULL for none
+ * @tls_cipher:	enum dst_tls_cipher of the connection up now; 0: none
  * @integrity:	CRC32C asked for and required
  * @crc_errors:	checksum mismatches seen by either end
  * @size:	the export's size as it said last; the node's may lag behind
@@ -116,6 +117,7 @@ struct dst_remote {
 	u32 generation;
 	struct crypto_shash *auth;
 	struct dst_tls *tls;
+	u32 tls_cipher;
 	bool integrity;
 	atomic64_t crc_errors;
 	u64 size;
@@ -590,6 +592,7 @@ static void dst_remote_down(struct dst_remote *r)
 	r->up = false;
 	r->down_since = jiffies;
 	spin_unlock(&r->lock);
+	WRITE_ONCE(r->tls_cipher, 0);
 	mutex_unlock(&r->tx_lock);
 
 	mutex_lock(&r->sock_lock);
@@ -1000,6 +1003,8 @@ static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 		dst_sock_release(sock);
 		return err;
 	}
+	if (r->tls)
+		WRITE_ONCE(r->tls_cipher, dst_tls_cipher(sock));
 	/* TCP never gives up before the node's own timeout does. */
 	dst_sock_setup(sock, true, r->timeout / HZ);
 	/*
@@ -1248,6 +1253,12 @@ bool dst_remote_auth(struct dst_remote *r)
 const struct dst_tls *dst_remote_tls(struct dst_remote *r)
 {
 	return r->tls;
+}
+
+/* enum dst_tls_cipher of the connection up now; 0: none. */
+u32 dst_remote_tls_cipher(struct dst_remote *r)
+{
+	return READ_ONCE(r->tls_cipher);
 }
 
 u64 dst_remote_crc_errors(struct dst_remote *r)

@@ -50,7 +50,7 @@ struct dst_client {
 	bool read_only;
 	bool auth;
 	bool crc;
-	bool tls;
+	u32 tls;			/* enum dst_tls_cipher; 0: no TLS */
 	bool denied;
 	const char *cert_name;		/* in the allow list, or NULL */
 	struct task_struct *rx;
@@ -759,7 +759,7 @@ static int dst_client_tls(struct dst_client *c)
 				    exp->name, &c->peer, why);
 		return err;
 	}
-	c->tls = true;
+	c->tls = dst_tls_cipher(c->sock);
 	return 0;
 }
 
@@ -957,7 +957,8 @@ int dst_export_fill_clients(struct sk_buff *skb, struct dst_export *exp)
 		    (c->read_only && nla_put_flag(skb, DST_CLIENT_A_READ_ONLY)) ||
 		    (c->auth && nla_put_flag(skb, DST_CLIENT_A_AUTH)) ||
 		    (c->crc && nla_put_flag(skb, DST_CLIENT_A_INTEGRITY)) ||
-		    (c->tls && nla_put_flag(skb, DST_CLIENT_A_TLS)))
+		    (c->tls && (nla_put_flag(skb, DST_CLIENT_A_TLS) ||
+				nla_put_u32(skb, DST_CLIENT_A_TLS_CIPHER, c->tls))))
 			goto out;
 		nla_nest_end(skb, nest);
 	}

@@ -153,44 +153,43 @@ const char *dst_tls_recv_error(int err)
 	}
 }
 
-/* The kernel TLS layer's name of @cipher, enum dst_tls_cipher; 0: any. */
-static u16 dst_tls_cipher_type(u32 cipher)
+/* enum dst_tls_cipher of the kernel TLS layer's @type; 0: none of them. */
+static u32 dst_tls_cipher_of(u16 type)
 {
-	switch (cipher) {
-	case DST_TLS_CIPHER_AES_128_GCM:
-		return TLS_CIPHER_AES_GCM_128;
-	case DST_TLS_CIPHER_AES_256_GCM:
-		return TLS_CIPHER_AES_GCM_256;
-	case DST_TLS_CIPHER_CHACHA20_POLY1305:
-		return TLS_CIPHER_CHACHA20_POLY1305;
+	switch (type) {
+	case TLS_CIPHER_AES_GCM_128:
+		return DST_TLS_CIPHER_AES_128_GCM;
+	case TLS_CIPHER_AES_GCM_256:
+		return DST_TLS_CIPHER_AES_256_GCM;
+	case TLS_CIPHER_CHACHA20_POLY1305:
+		return DST_TLS_CIPHER_CHACHA20_POLY1305;
 	default:
 		return 0;
 	}
 }
 
 /*
- * Whether the agent put the kernel's TLS layer on in both directions,
- * with the cipher of @tls if it names one.
+ * The cipher, enum dst_tls_cipher, the kernel's TLS layer runs on @sock
+ * in both directions; 0 if it is not on in both, or they differ, or it is
+ * none of dst's.
  */
-static bool dst_tls_on(struct socket *sock, const struct dst_tls *tls)
+u32 dst_tls_cipher(struct socket *sock)
 {
-	u16 cipher = dst_tls_cipher_type(tls->cipher);
 	struct sock *sk = sock->sk;
 	const struct inet_connection_sock *icsk = inet_csk(sk);
 	const struct tls_context *ctx;
-	bool on = false;
+	u32 cipher = 0;
 
 	lock_sock(sk);
 	if (icsk->icsk_ulp_ops && !strcmp(icsk->icsk_ulp_ops->name, "tls")) {
 		ctx = tls_get_ctx(sk);
-		on = ctx && ctx->tx_conf != TLS_BASE &&
-		     ctx->rx_conf != TLS_BASE &&
-		     (!cipher ||
-		      (ctx->crypto_send.info.cipher_type == cipher &&
-		       ctx->crypto_recv.info.cipher_type == cipher));
+		if (ctx && ctx->tx_conf != TLS_BASE && ctx->rx_conf != TLS_BASE &&
+		    ctx->crypto_send.info.cipher_type ==
+		    ctx->crypto_recv.info.cipher_type)
+			cipher = dst_tls_cipher_of(ctx->crypto_send.info.cipher_type);
 	}
 	release_sock(sk);
-	return on;
+	return cipher;
 }
 
 /* Why the agent's handshake failed, for the node's or the client's log. */
@@ -236,6 +235,7 @@ int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 		.deadline = jiffies + timeout,
 	};
 	long left;
+	u32 cipher;
 	int err;
 
 	if (WARN_ON_ONCE(!sock->file))
@@ -268,7 +268,8 @@ int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 		*why = dst_tls_error(err);
 		return err;
 	}
-	if (!dst_tls_on(sock, tls)) {
+	cipher = dst_tls_cipher(sock);
+	if (!cipher || (tls->cipher && cipher != tls->cipher)) {
 		*why = "the TLS agent did not turn kernel TLS on with the cipher asked for";
 		return -EPROTO;
 	}

@@ -312,6 +312,8 @@ enum dst_node_attr {
 	DST_NODE_A_TLS_NAME,
 	/* u32, ADD: enum dst_tls_cipher, the only one to use; reply */
 	DST_NODE_A_TLS_CIPHER,
+	/* u32: enum dst_tls_cipher of the TLS connection now (reply only) */
+	DST_NODE_A_TLS_CIPHER_USED,
 	__DST_NODE_A_MAX,
 };
 
@@ -477,6 +479,7 @@ enum dst_client_attr {
 	DST_CLIENT_A_AUTH,	/* flag: proved the secret */
 	DST_CLIENT_A_INTEGRITY,	/* flag: CRC32C on */
 	DST_CLIENT_A_TLS,	/* flag: TLS on */
+	DST_CLIENT_A_TLS_CIPHER, /* u32: enum dst_tls_cipher, with TLS */
 	__DST_CLIENT_A_MAX,
 };
 
