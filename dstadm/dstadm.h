@@ -411,6 +411,7 @@ struct node_info {
 	bool auth;			/* remote: has a secret */
 	bool integrity;			/* remote: CRC32C */
 	struct tls_args tls;		/* remote */
+	uint32_t tls_cipher_used;	/* remote: of the connection, 0: none */
 	uint64_t crc_errors;		/* remote */
 	char path[PATH_MAX];		/* local */
 	struct leg_args la;
@@ -454,6 +455,7 @@ struct client_info {
 	bool auth;
 	bool integrity;
 	bool tls;
+	uint32_t tls_cipher;		/* enum dst_tls_cipher, with TLS */
 };
 
 

@@ -60,6 +60,12 @@ static int get_u32(const struct nlattr *attr, uint32_t *v, bool required)
 	return 0;
 }
 
+/* An enum dst_tls_cipher into @v; -1 if malformed or unknown. */
+static int get_cipher(const struct nlattr *attr, uint32_t *v)
+{
+	return get_u32(attr, v, false) < 0 || *v >= __DST_TLS_CIPHER_MAX ? -1 : 0;
+}
+
 /*
  * The TLS of a node or an export: @mode, then @nfiles attributes from
  * @files: the certificate, key, CA and (a node's) name, the uapi's order;
@@ -76,8 +82,7 @@ static int tls_parse(const struct nlattr *mode, const struct nlattr *const *file
 		       DST_EXPORT_A_TLS_CA == DST_EXPORT_A_TLS_CERT + 2,
 		       "TLS attributes in the uapi's order");
 	if (get_u32(mode, &m, false) < 0 || m >= __DST_TLS_MODE_MAX ||
-	    get_u32(cipher, &t->cipher, false) < 0 ||
-	    t->cipher >= __DST_TLS_CIPHER_MAX)
+	    get_cipher(cipher, &t->cipher) < 0)
 		return -1;
 	t->on = m != DST_TLS_NONE;
 	for (i = 0; i < nfiles && m == DST_TLS_X509; i++)
@@ -148,6 +153,7 @@ int node_info_parse(const struct nlattr *nest, struct node_info *ni)
 	    get_flag(tb[DST_NODE_A_INTEGRITY], &ni->integrity) ||
 	    tls_parse(tb[DST_NODE_A_TLS], &tb[DST_NODE_A_TLS_CERT], 4,
 		      tb[DST_NODE_A_TLS_CIPHER], &ni->tls) ||
+	    get_cipher(tb[DST_NODE_A_TLS_CIPHER_USED], &ni->tls_cipher_used) ||
 	    get_flag(tb[DST_NODE_A_WRITE_MOSTLY], &ni->la.write_mostly) ||
 	    get_u32(tb[DST_NODE_A_WRITE_BEHIND], &ni->la.write_behind, false) ||
 	    get_u32(tb[DST_NODE_A_BEHIND], &ni->behind, false))
@@ -283,7 +289,8 @@ static int client_list_parse(const struct nlattr *nest, struct export_info *ei)
 		    get_flag(tb[DST_CLIENT_A_READ_ONLY], &c->read_only) ||
 		    get_flag(tb[DST_CLIENT_A_AUTH], &c->auth) ||
 		    get_flag(tb[DST_CLIENT_A_INTEGRITY], &c->integrity) ||
-		    get_flag(tb[DST_CLIENT_A_TLS], &c->tls))
+		    get_flag(tb[DST_CLIENT_A_TLS], &c->tls) ||
+		    get_cipher(tb[DST_CLIENT_A_TLS_CIPHER], &c->tls_cipher))
 			return -1;
 	}
 	return 0;

@@ -196,11 +196,22 @@ static void storage_print_text(FILE *f, const struct status_set *set,
 			       const struct storage_info *si,
 			       struct tree_prefix *p, int depth);
 
+/* "MODE[ CIPHER][ (in use: USED)]": @t, and @used of a connection. */
+static const char *tls_text(char *buf, size_t len, const struct tls_args *t,
+			    uint32_t used)
+{
+	snprintf(buf, len, "%s%s%s%s%s%s", tls_mode_name(tls_mode(t)),
+		 t->cipher ? " " : "", t->cipher ? tls_cipher_name(t->cipher) : "",
+		 used ? " (in use: " : "", used ? tls_cipher_name(used) : "",
+		 used ? ")" : "");
+	return buf;
+}
+
 static void node_print_text(FILE *f, const struct status_set *set,
 			    const struct node_info *ni, struct tree_prefix *p,
 			    bool last, int depth)
 {
-	char addr[ADDR_STRLEN], size[32], rd[32], wr[32];
+	char addr[ADDR_STRLEN], size[32], rd[32], wr[32], tls[64];
 	const struct storage_info *child;
 	const char *pfx = p->buf, *sub;
 	size_t old;
@@ -242,11 +253,10 @@ static void node_print_text(FILE *f, const struct status_set *set,
 	if (ni->type == DST_NODE_REMOTE) {
 		fprintf(f, "%stimeout: %u s, dead timeout: %u s, reconnects: %u\n",
 			sub, ni->timeout, ni->dead_timeout, ni->reconnects);
-		fprintf(f, "%ssecret: %s, integrity: %s, tls: %s%s%s, checksum errors: %llu\n",
+		fprintf(f, "%ssecret: %s, integrity: %s, tls: %s, checksum errors: %llu\n",
 			sub, ni->auth ? "yes" : "no",
-			ni->integrity ? "crc32c" : "none", tls_mode_name(tls_mode(&ni->tls)),
-			ni->tls.cipher ? " " : "",
-			ni->tls.cipher ? tls_cipher_name(ni->tls.cipher) : "",
+			ni->integrity ? "crc32c" : "none",
+			tls_text(tls, sizeof(tls), &ni->tls, ni->tls_cipher_used),
 			(unsigned long long)ni->crc_errors);
 	}
 	fprintf(f, "%sread: %s, written: %s\n", sub, rd, wr);
@@ -327,7 +337,7 @@ static void storage_print_text(FILE *f, const struct status_set *set,
 
 static void export_print_text(FILE *f, const struct export_info *ei)
 {
-	char size[32], addr[ADDR_STRLEN], prefix[INET6_ADDRSTRLEN + 8];
+	char size[32], addr[ADDR_STRLEN], prefix[INET6_ADDRSTRLEN + 8], tls[64];
 	const struct client_info *c;
 	unsigned int i;
 
@@ -340,9 +350,7 @@ static void export_print_text(FILE *f, const struct export_info *ei)
 	fprintf(f, "  size: %s\n", size);
 	fprintf(f, "  secret: %s\n", ei->auth ? "yes" : "no");
 	fprintf(f, "  integrity: %s\n", ei->integrity ? "crc32c" : "none");
-	fprintf(f, "  tls: %s%s%s\n", tls_mode_name(tls_mode(&ei->tls)),
-		ei->tls.cipher ? " " : "",
-		ei->tls.cipher ? tls_cipher_name(ei->tls.cipher) : "");
+	fprintf(f, "  tls: %s\n", tls_text(tls, sizeof(tls), &ei->tls, 0));
 	fprintf(f, "  writers: %s\n", ei->shared ? "shared" : "one at a time");
 	if (!ei->has_allow)
 		fprintf(f, "  allow: loopback only (no allow list)\n");
@@ -357,9 +365,10 @@ static void export_print_text(FILE *f, const struct export_info *ei)
 	for (i = 0; i < ei->nclient; i++) {
 		c = &ei->client[i];
 		addr_text(addr, sizeof(addr), &c->addr, c->addr_len);
-		fprintf(f, "    %s%s%s%s%s\n", addr, c->read_only ? " read-only" : "",
+		fprintf(f, "    %s%s%s%s%s%s%s\n", addr, c->read_only ? " read-only" : "",
 			c->auth ? " secret" : "", c->integrity ? " crc32c" : "",
-			c->tls ? " tls" : "");
+			c->tls ? " tls" : "", c->tls_cipher ? " " : "",
+			c->tls_cipher ? tls_cipher_name(c->tls_cipher) : "");
 	}
 	fprintf(f, "  refused: %llu bad input, %llu not allowed, %llu failed authentication\n",
 		(unsigned long long)ei->refused, (unsigned long long)ei->denied,
@@ -480,6 +489,8 @@ static bool node_json(struct json_object *arr, const struct node_info *ni)
 	    !add_or_null(o, "tls", remote, json_object_new_string(tls_mode_name(tls_mode(&ni->tls)))) ||
 	    !add_or_null(o, "tls_cipher", remote && ni->tls.on,
 			 json_object_new_string(tls_cipher_name(ni->tls.cipher))) ||
+	    !add_or_null(o, "tls_cipher_used", ni->tls_cipher_used,
+			 json_object_new_string(tls_cipher_name(ni->tls_cipher_used))) ||
 	    !add_or_null(o, "crc_errors", remote,
 			 json_object_new_uint64(ni->crc_errors)))
 		return false;
@@ -590,7 +601,9 @@ static bool clients_json(struct json_object *o, const struct export_info *ei)
 		    !add(e, "secret", json_object_new_boolean(c->auth)) ||
 		    !add(e, "integrity",
 			 json_object_new_string(c->integrity ? "crc32c" : "none")) ||
-		    !add(e, "tls", json_object_new_boolean(c->tls)))
+		    !add(e, "tls", json_object_new_boolean(c->tls)) ||
+		    !add_or_null(e, "tls_cipher", c->tls_cipher,
+				 json_object_new_string(tls_cipher_name(c->tls_cipher))))
 			return false;
 	}
 	return true;

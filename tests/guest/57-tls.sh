@@ -300,6 +300,13 @@ tls_ciphers() {
 		sed -n 's/.*cipher: \([^ ]*\).*/\1/p; t; s/.*/-/p'
 }
 
+# in_use NODE EXPORT: the ciphers status says NODE's connection and
+# EXPORT's (one) client run, as "NODE'S EXPORT'S".
+in_use() {
+	echo "$(node_field "$1" tls_cipher_used)" \
+		"$(export_field "$2" client_list | jq -r '.[0].tls_cipher')"
+}
+
 # AES-256-GCM's suite hashes with SHA-384: X.509 only (a PSK is SHA-256).
 expect_error 2 "is for X.509" dstadm export e8 --device /dev/ram1 \
 	--listen 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" --tls-cipher aes-256-gcm
@@ -311,6 +318,8 @@ do_import r9 127.0.0.1:$((PORT + 8)) --tls-ca "$W/ca.pem"
 got=$(tls_ciphers $((PORT + 8)) | tr '\n' ' ')
 [[ "$got" == "aes-gcm-256 aes-gcm-256 " ]] ||
 	fail "the connection to e7 does not use AES-256-GCM both ways: '$got'"
+got=$(in_use r9 e7)
+[[ "$got" == "aes-256-gcm aes-256-gcm" ]] || fail "status does not show AES-256-GCM in use: '$got'"
 marks_through /dev/ram1 "the AES-256-GCM export"
 undo_import r9
 expect_error 1 "no cipher in common" dstadm import r10 \
@@ -321,12 +330,21 @@ do_export e7 /dev/ram1 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" --tls
 do_import r9 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" --tls
 got=$(tls_ciphers $((PORT + 8)) | tr '\n' ' ')
 [[ "$got" == "aes-gcm-128 aes-gcm-128 " ]] || fail "the default is not AES-128-GCM: '$got'"
+got=$(in_use r9 e7)
+[[ "$got" == "aes-128-gcm aes-128-gcm" ]] || fail "status does not show AES-128-GCM in use: '$got'"
 undo_import r9
 do_import r9 127.0.0.1:$((PORT + 8)) --secret-file "$W/s.good" \
 	--tls-cipher chacha20-poly1305
 [[ "$(node_field r9 tls_cipher)" == chacha20-poly1305 ]] || fail "status does not show r9's cipher"
 got=$(tls_ciphers $((PORT + 8)) | tr '\n' ' ')
 [[ "$got" == "- - " ]] || fail "the connection does not use a cipher other than AES-GCM: '$got'"
+got=$(in_use r9 e7)
+[[ "$got" == "chacha20-poly1305 chacha20-poly1305" ]] ||
+	fail "status does not show ChaCha20-Poly1305 in use: '$got'"
+dstadm status r9 | grep -q "tls: psk chacha20-poly1305 (in use: chacha20-poly1305)," ||
+	fail "status text does not show the cipher in use: $(dstadm status r9)"
+dstadm status e7 | grep -q "^    127\.0\.0\.1:[0-9]*.* tls chacha20-poly1305$" ||
+	fail "status text does not show the client's cipher: $(dstadm status e7)"
 marks_through /dev/ram1 "the export of the ChaCha20-Poly1305 import"
 undo_import r9
 undo_export e7

@@ -923,6 +923,8 @@ static struct nlattr *put_node(struct nlmsghdr *nlh, uint32_t id, uint32_t type,
 		mnl_attr_put_u32(nlh, DST_NODE_A_INFLIGHT, 3);
 		mnl_attr_put_u64(nlh, DST_NODE_A_READ_BYTES, 4ULL << 20);
 		mnl_attr_put_u64(nlh, DST_NODE_A_WRITE_BYTES, 1ULL << 20);
+		mnl_attr_put_u32(nlh, DST_NODE_A_TLS_CIPHER_USED,
+				 DST_TLS_CIPHER_CHACHA20_POLY1305);
 		mnl_attr_put(nlh, DST_NODE_A_PAD, 0, "");
 	}
 	mnl_attr_put_u32(nlh, 250, 1);	/* from a newer module: ignored */
@@ -952,6 +954,7 @@ static void test_node_info_parse(void **state)
 	assert_true(ni.size == 1ULL << 30);
 	assert_true(ni.read_bytes == 4ULL << 20);
 	assert_true(ni.write_bytes == 1ULL << 20);
+	assert_int_equal(ni.tls_cipher_used, DST_TLS_CIPHER_CHACHA20_POLY1305);
 	sin = (const struct sockaddr_in *)&ni.addr;
 	assert_int_equal(ni.addr_len, sizeof(*sin));
 	assert_int_equal(sin->sin_port, htons(7000));
@@ -964,6 +967,7 @@ static void test_node_info_parse(void **state)
 	assert_int_equal(node_info_parse(nest, &ni), 0);
 	assert_int_equal(ni.addr_len, sizeof(struct sockaddr_in6));
 	assert_int_equal(ni.inflight, 0);
+	assert_int_equal(ni.tls_cipher_used, 0);
 
 	nlh = mnl_nlmsg_put_header(buf);
 	nest = put_node(nlh, 1, DST_NODE_LOCAL, NULL, "/dev/sdb", N_ID | N_TYPE | N_STATE | N_PATH);
@@ -993,6 +997,17 @@ static void test_node_info_parse(void **state)
 	nlh = mnl_nlmsg_put_header(buf);
 	assert_int_equal(node_info_parse(put_node(nlh, 0, DST_NODE_LOCAL, NULL, "/dev/x",
 						  N_ID | N_TYPE | N_STATE), &ni), -1);
+
+	/* Malformed: a cipher in use beyond the enum. */
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = mnl_attr_nest_start(nlh, DST_A_NODE);
+	mnl_attr_put_u32(nlh, DST_NODE_A_ID, 0);
+	mnl_attr_put_u32(nlh, DST_NODE_A_TYPE, DST_NODE_LOCAL);
+	mnl_attr_put_u32(nlh, DST_NODE_A_STATE, 0);
+	mnl_attr_put_strz(nlh, DST_NODE_A_PATH, "/dev/x");
+	mnl_attr_put_u32(nlh, DST_NODE_A_TLS_CIPHER_USED, __DST_TLS_CIPHER_MAX);
+	mnl_attr_nest_end(nlh, nest);
+	assert_int_equal(node_info_parse(nest, &ni), -1);
 
 	/* Malformed: addresses of the wrong length or family. */
 	nlh = mnl_nlmsg_put_header(buf);
