@@ -1,7 +1,8 @@
 #!/bin/bash
 # TLS 1.3 on the wire, handshakes by the agent (dstadm tlsd), records by
 # the kernel's TLS layer.  Without the agent a TLS import fails and says
-# so.  With PSK (the secret) and with X.509 (a CA of the test's own) an
+# so; with an agent that says done without turning TLS on, both ends
+# refuse.  With PSK (the secret) and with X.509 (a CA of the test's own) an
 # import works under fio verify and ext4, status says TLS on both ends,
 # and a pattern written through it never crosses lo in the clear, while
 # it does through a plaintext export (the capture can see it).  Refused,
@@ -93,6 +94,26 @@ do_export e0 /dev/ram0 127.0.0.1:$PORT --secret-file "$W/s.good" --tls
 [[ "$(export_field e0 tls)" == psk ]] || fail "status does not say e0 has TLS with PSK"
 expect_error 1 "no TLS handshake agent runs" dstadm import r0 \
 	--remote 127.0.0.1:$PORT --secret-file "$W/s.good" --tls
+
+# An agent that says "done" without turning TLS on: both ends refuse.
+# The export asks for a handshake once bytes come; a node sends none
+# without TLS, so the second connection writes some.
+"$DST_ROOT/tests/tools/nlfuzz" liar 2 >"$W/liar.log" 2>&1 &
+LIAR=$!
+BG_PIDS+=("$LIAR")
+wait_for 20 "the lying agent" grep -q ready "$W/liar.log"
+expect_error 1 "did not turn kernel TLS on" dstadm import r0 \
+	--remote 127.0.0.1:$PORT --secret-file "$W/s.good" --tls
+refused_before=$(export_field e0 auth_failed)
+exec {raw}<>"/dev/tcp/127.0.0.1/$PORT"
+printf 'not a TLS record' >&"$raw"
+e0_refused() { (($(export_field e0 auth_failed) > refused_before)); }
+wait_for 20 "e0 to refuse the connection the agent lied about" e0_refused
+exec {raw}>&-
+wait "$LIAR" || fail "the lying agent did not take both handshakes: $(cat "$W/liar.log")"
+dmesg | grep -q "export e0: client .*: the TLS agent did not turn kernel TLS on" ||
+	fail "e0 did not say why it refused the connection"
+log "an agent that does not turn TLS on: both ends refuse"
 
 dstadm tlsd 2>"$W/tlsd.log" &
 TLSD=$!

@@ -10,6 +10,10 @@
  *   nlfuzz perm              every command, and joining "events" and "tls",
  *                            refused with EPERM (run it without
  *                            CAP_NET_ADMIN)
+ *   nlfuzz liar COUNT        a TLS agent that lies: it takes COUNT
+ *                            handshakes within 60 s, closes each socket
+ *                            untouched and says the handshake is done;
+ *                            the module must refuse those connections
  *
  * Runs in the test guest, as root (perm: as a user, or root of a user
  * namespace).
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <libmnl/libmnl.h>
@@ -1033,6 +1038,86 @@ static int perm(void)
 	return failed ? 1 : 0;
 }
 
+/* What a DST_CMD_TLS_ACCEPT reply gives the agent. */
+struct taken {
+	uint32_t id;
+	int fd;
+	bool have_id;
+};
+
+static int accept_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct taken *t = data;
+	const struct nlattr *a, *b;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) != DST_A_TLS)
+			continue;
+		mnl_attr_for_each_nested(b, a) {
+			if (mnl_attr_get_type(b) == DST_TLS_A_ID) {
+				t->id = mnl_attr_get_u32(b);
+				t->have_id = true;
+			}
+			if (mnl_attr_get_type(b) == DST_TLS_A_FD)
+				t->fd = (int)mnl_attr_get_u32(b);
+		}
+	}
+	return MNL_CB_OK;
+}
+
+static int liar(unsigned int count)
+{
+	struct mnl_socket *nl = open_sock(), *member = open_sock();
+	unsigned int done = 0, polls;
+	struct nlmsghdr *nlh;
+	struct taken t;
+	struct nlattr *n;
+	int e;
+
+	resolve(nl);
+	/* A member of "tls" is an agent to the module; it reads nothing. */
+	if (mnl_socket_setsockopt(member, NETLINK_ADD_MEMBERSHIP, &tls_group,
+				  sizeof(tls_group)) < 0) {
+		perror("join tls group");
+		return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	for (polls = 0; done < count && polls < 600; polls++) {
+		t = (struct taken){ .fd = -1 };
+		e = transact(nl, msg(family, DST_CMD_TLS_ACCEPT, DST_GENL_VERSION, 0),
+			     accept_cb, &t);
+		if (e == ENOENT) {
+			usleep(100 * 1000);
+			continue;
+		}
+		if (e || !t.have_id || t.fd < 0) {
+			fprintf(stderr, "TLS accept: %s\n",
+				e ? strerror(e) : "no id or descriptor");
+			return 1;
+		}
+		close(t.fd);
+		nlh = msg(family, DST_CMD_TLS_DONE, DST_GENL_VERSION, 0);
+		n = mnl_attr_nest_start(nlh, DST_A_TLS);
+		mnl_attr_put_u32(nlh, DST_TLS_A_ID, t.id);
+		mnl_attr_put_u32(nlh, DST_TLS_A_STATUS, 0);
+		mnl_attr_nest_end(nlh, n);
+		e = transact(nl, nlh, NULL, NULL);
+		if (e) {
+			fprintf(stderr, "TLS done: %s\n", strerror(e));
+			return 1;
+		}
+		printf("handshake %u said done, TLS not on\n", t.id);
+		fflush(stdout);
+		done++;
+	}
+	mnl_socket_close(member);
+	mnl_socket_close(nl);
+	if (done < count)
+		fprintf(stderr, "%u of %u handshakes came\n", done, count);
+	return done < count;
+}
+
 int main(int argc, char *argv[])
 {
 	if (argc == 4 && !strcmp(argv[1], "fuzz"))
@@ -1043,6 +1128,8 @@ int main(int argc, char *argv[])
 		return events();
 	if (argc == 2 && !strcmp(argv[1], "perm"))
 		return perm();
-	fprintf(stderr, "usage: nlfuzz fuzz SEED COUNT | cases | events | perm\n");
+	if (argc == 3 && !strcmp(argv[1], "liar"))
+		return liar(strtoul(argv[2], NULL, 0));
+	fprintf(stderr, "usage: nlfuzz fuzz SEED COUNT | cases | events | perm | liar COUNT\n");
 	return 2;
 }
