@@ -44,8 +44,8 @@
 
 const char *wire_prog = "wirefuzz";
 
-/* --tls-psk: the key, size 0 for none. */
-static unsigned char psk[DST_SECRET_MAX + 1];
+/* --tls-psk: the key (secret_read() reads a byte more), size 0 for none. */
+static uint8_t psk[DST_SECRET_MAX + 1];
 static struct ktls_params tls = { .mode = DST_TLS_PSK, .psk = { psk, 0 } };
 
 static void tls_on(int fd)
@@ -62,18 +62,7 @@ static void tls_on(int fd)
 
 static void tls_load(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		die("%s: %s", path, strerror(errno));
-	n = fread(psk, 1, sizeof(psk), f);
-	fclose(f);
-	if (n && psk[n - 1] == '\n')
-		n--;
-	if (!n || n > DST_SECRET_MAX)
-		die("%s: not a key of 1 to %d bytes", path, DST_SECRET_MAX);
-	tls.psk.size = n;
+	tls.psk.size = secret_read(path, psk);
 	wire_on_connect = tls_on;
 }
 
