@@ -6,8 +6,8 @@
 # in-kernel client under fio, 1 in DST_WIRE_FUZZ_RATE replies (default
 # 1024; each costs a reconnect) and 1 in 8 hello replies mutated.  No
 # oops, WARN or hang (the runner checks the kernel log), and the module
-# unloads cleanly afterwards.  The clients' part runs again inside TLS
-# (PSK, through the agent), with DST_WIRE_FUZZ_TLS messages (default a
+# unloads cleanly afterwards.  Both parts run again inside TLS (PSK,
+# through the agent), with DST_WIRE_FUZZ_TLS messages (default a
 # tenth).  A longer run: DST_WIRE_FUZZ=300000 or more,
 # DST_WIRE_FUZZ_SEED=2, DST_WIRE_FUZZ_RATE=256 (docs/TESTING.md).
 set -euo pipefail
@@ -36,7 +36,45 @@ wait_for 30 "e0 to have no clients" field_is export_field e0 clients 0
 undo_export e0
 log "export: $N fuzzed messages, still serving"
 
-# --- the same inside TLS (PSK): each connection through the agent -----------
+# fake_export PORT COUNT [IMPORT_OPTIONS...]: the fuzzer as an export
+# (with the options in WF_OPTS) sending COUNT messages to an import of it
+# (with IMPORT_OPTIONS) under fio.
+WF_OPTS=()
+fake_export() {
+	local port=$1 n=$2 out try dev srv fio_pid rc=0
+	shift 2
+	bounded 1200 "$WIREFUZZ" "${WF_OPTS[@]}" server "$port" $((64 << 20)) "$n" "$SEED" \
+		"$RATE" >/tmp/wf-server.log 2>&1 &
+	srv=$!
+	wait_for 10 "the fuzzing export to listen" grep -q listening /tmp/wf-server.log
+	# Hello replies are fuzzed too: the import may need a few tries.
+	for try in $(seq 1 20); do
+		if out=$(bounded 60 dstadm import f0 --remote "127.0.0.1:$port" \
+			--dead-timeout 0 --reconnect-max 1 --timeout 5 "$@" 2>&1); then
+			break
+		fi
+		((try < 20)) || fail "no import through the fuzzing export: $out"
+	done
+	IMPORTS+=(f0)
+	dev=$(grep -o '/dev/dst[0-9]\+' <<<"$out" | head -n1)
+	wait_for 10 "$dev" test -b "$dev"
+	bounded 1500 fio --name=fuzzload --filename="$dev" --direct=1 --ioengine=libaio \
+		--rw=randrw --bs=4k --iodepth=8 --size=64M --time_based --runtime=1200 \
+		--continue_on_error=all --output=/tmp/wf-fio.txt >/dev/null 2>&1 &
+	fio_pid=$!
+	BG_PIDS+=("$fio_pid")
+	wait "$srv" || rc=$?
+	cat /tmp/wf-server.log
+	((rc == 0)) || fail "the fuzzing export ended with $rc"
+	kill "$fio_pid" 2>/dev/null || true
+	wait "$fio_pid" 2>/dev/null || true
+	# fio's job processes let go of the disk a little after the main one.
+	pkill -x fio 2>/dev/null || true
+	wait_for 60 "fio to exit" bash -c '! pgrep -x fio >/dev/null'
+	undo_import f0
+}
+
+# --- the same both ways inside TLS (PSK): each connection through the agent --
 dstadm tlsd 2>/tmp/wf-tlsd.log &
 TLSD=$!
 BG_PIDS+=("$TLSD")
@@ -47,41 +85,17 @@ expect_ok bounded 1200 "$WIREFUZZ" --tls-psk /tmp/wf.psk client 127.0.0.1 $((POR
 	"$N_TLS" "$SEED"
 wait_for 30 "e1 to have no clients" field_is export_field e1 clients 0
 undo_export e1
+log "export with TLS: $N_TLS fuzzed messages inside TLS, still serving"
+WF_OPTS=(--tls-psk /tmp/wf.psk)
+fake_export $((PORT + 3)) "$N_TLS" --secret-file /tmp/wf.psk --tls
+WF_OPTS=()
 kill "$TLSD"
 wait "$TLSD" || fail "dstadm tlsd did not stop cleanly"
 BG_PIDS=()
-log "export with TLS: $N_TLS fuzzed messages inside TLS, still serving"
+log "client with TLS: $N_TLS fuzzed messages inside TLS from a fake export"
 
 # --- a fake export against the in-kernel client ------------------------------
-bounded 1200 "$WIREFUZZ" server $((PORT + 1)) $((64 << 20)) "$N" "$SEED" "$RATE" >/tmp/wf-server.log 2>&1 &
-srv=$!
-wait_for 10 "the fuzzing export to listen" grep -q listening /tmp/wf-server.log
-# Hello replies are fuzzed too: the import may need a few tries.
-for try in $(seq 1 20); do
-	if out=$(bounded 60 dstadm import f0 --remote 127.0.0.1:$((PORT + 1)) \
-		--dead-timeout 0 --reconnect-max 1 --timeout 5 2>&1); then
-		break
-	fi
-	((try < 20)) || fail "no import through the fuzzing export: $out"
-done
-IMPORTS+=(f0)
-DEV=$(grep -o '/dev/dst[0-9]\+' <<<"$out" | head -n1)
-wait_for 10 "$DEV" test -b "$DEV"
-bounded 1500 fio --name=fuzzload --filename="$DEV" --direct=1 --ioengine=libaio \
-	--rw=randrw --bs=4k --iodepth=8 --size=64M --time_based --runtime=1200 \
-	--continue_on_error=all --output=/tmp/wf-fio.txt >/dev/null 2>&1 &
-fio_pid=$!
-BG_PIDS+=("$fio_pid")
-rc=0
-wait "$srv" || rc=$?
-cat /tmp/wf-server.log
-((rc == 0)) || fail "the fuzzing export ended with $rc"
-kill "$fio_pid" 2>/dev/null || true
-wait "$fio_pid" 2>/dev/null || true
-# fio's job processes let go of the disk a little after the main one.
-pkill -x fio 2>/dev/null || true
-wait_for 60 "fio to exit" bash -c '! pgrep -x fio >/dev/null'
-undo_import f0
+fake_export $((PORT + 1)) "$N"
 nothing_left
 unload_dst
 log "client: $N fuzzed messages; module unloaded cleanly"

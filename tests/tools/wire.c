@@ -305,6 +305,26 @@ void auth_response(const uint8_t *secret, size_t len, bool server,
 		die("HMAC-SHA256 failed");
 }
 
+int wire_serve_auth(int fd, const struct dst_hello *h, const uint8_t *secret,
+		    size_t len)
+{
+	struct dst_auth a = {
+		.magic = htobe32(DST_AUTH_MAGIC),
+		.version = htobe16(DST_PROTO_VERSION),
+	};
+	uint8_t want[DST_RESPONSE_LEN];
+
+	fill_random(a.challenge, DST_CHALLENGE_LEN);
+	auth_response(secret, len, true, h->challenge, a.challenge, a.response);
+	auth_response(secret, len, false, h->challenge, a.challenge, want);
+	if (write_full(fd, &a, sizeof(a)) ||
+	    read_full(fd, &a, sizeof(a)) != (ssize_t)sizeof(a) ||
+	    be32toh(a.magic) != DST_AUTH_MAGIC ||
+	    memcmp(a.response, want, sizeof(want)))
+		return -1;
+	return 0;
+}
+
 int wire_handshake(struct wire_conn *c, const char *host, const char *port,
 		   const uint8_t *secret, size_t slen, uint64_t features,
 		   const uint8_t *cchal, const uint8_t *replay)

@@ -70,6 +70,13 @@ size_t secret_read(const char *path, uint8_t *buf);
 /* HMAC-SHA256 answer of the server (@server) or client to the challenges. */
 void auth_response(const uint8_t *secret, size_t len, bool server,
 		   const uint8_t *cchal, const uint8_t *schal, uint8_t *out);
+/*
+ * The export's half of the secret handshake after the client's hello
+ * @h: its challenge and answer, then the client's answer checked; 0 if
+ * the client proved the secret.
+ */
+int wire_serve_auth(int fd, const struct dst_hello *h, const uint8_t *secret,
+		    size_t len);
 
 #endif
 

@@ -391,9 +391,15 @@ static bool srv_hello(struct srv *s, int fd, const struct dst_hello *h)
 {
 	struct dst_hello_reply r;
 	bool up = true, mut = s->conns > 1 && rnd() % 8 == 0;
+	bool auth = tls.psk.size && (be16toh(h->flags) & DST_HELLO_AUTH);
 
+	/* With TLS and PSK the key is the secret: prove it, as an export does. */
+	if (auth && wire_serve_auth(fd, h, psk, tls.psk.size))
+		return false;
 	hello_ok(&r, s->size, MAXREQ, be64toh(h->features) &
 		 (DST_FEAT_FLUSH | DST_FEAT_FUA | DST_FEAT_DISCARD | DST_FEAT_WRITE_ZEROES));
+	if (auth)
+		r.flags = htobe32(DST_EXPORT_AUTH);
 	if (mut) {
 		switch (rnd() % 9) {
 		case 0:
