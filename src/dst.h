@@ -367,7 +367,6 @@ void dst_tls_free(struct dst_tls *tls);
 int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 		      bool server, const struct sockaddr_storage *peer,
 		      const char *name, unsigned long timeout, const char **why);
-u32 dst_tls_cipher(struct socket *sock);
 int dst_tls_accept(struct sk_buff *skb);
 const char *dst_tls_recv_error(int err);
 int dst_tls_fill(struct sk_buff *skb, const struct dst_tls *tls,

@@ -954,6 +954,7 @@ static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 	unsigned long timeout = min(r->timeout, DST_HANDSHAKE_TIMEOUT);
 	struct dst_deadline deadline;
 	struct socket *sock;
+	u32 cipher = 0;
 	bool connected;
 	int err;
 
@@ -989,6 +990,10 @@ static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 	else if (r->tls)
 		err = dst_tls_handshake(sock, r->tls, false, &r->addr,
 					r->tls->name, timeout, why);
+	if (err > 0) {
+		cipher = err;
+		err = 0;
+	}
 	if (connected && !err)
 		err = dst_remote_handshake(r, sock, h, why);
 	if (dst_deadline_end(&deadline)) {
@@ -1003,8 +1008,7 @@ static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 		dst_sock_release(sock);
 		return err;
 	}
-	if (r->tls)
-		WRITE_ONCE(r->tls_cipher, dst_tls_cipher(sock));
+	WRITE_ONCE(r->tls_cipher, cipher);
 	/* TCP never gives up before the node's own timeout does. */
 	dst_sock_setup(sock, true, r->timeout / HZ);
 	/*

@@ -753,13 +753,13 @@ static int dst_client_tls(struct dst_client *c)
 	}
 	err = dst_tls_handshake(c->sock, exp->tls, true, &c->peer,
 				c->cert_name, DST_HELLO_TIMEOUT, &why);
-	if (err) {
+	if (err < 0) {
 		atomic64_inc(&exp->auth_failed);
 		pr_warn_ratelimited("export %s: client %pISpc: %s, closing the connection\n",
 				    exp->name, &c->peer, why);
 		return err;
 	}
-	c->tls = dst_tls_cipher(c->sock);
+	c->tls = err;
 	return 0;
 }
 

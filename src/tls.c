@@ -173,7 +173,7 @@ static u32 dst_tls_cipher_of(u16 type)
  * in both directions; 0 if it is not on in both, or they differ, or it is
  * none of dst's.
  */
-u32 dst_tls_cipher(struct socket *sock)
+static u32 dst_tls_cipher(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 	const struct inet_connection_sock *icsk = inet_csk(sk);
@@ -219,8 +219,8 @@ static const char *dst_tls_error(int err)
 /*
  * Have the agent do the TLS handshake on @sock, which has a file (see
  * dst_sock_file()), within @timeout; with X.509 the peer's certificate
- * must name @name, if not NULL.  0 when TLS is on; else a negative errno
- * and *@why.
+ * must name @name, if not NULL.  The cipher TLS runs (enum dst_tls_cipher,
+ * > 0) when it is on; else a negative errno and *@why.
  */
 int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 		      bool server, const struct sockaddr_storage *peer,
@@ -273,7 +273,7 @@ int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 		*why = "the TLS agent did not turn kernel TLS on with the cipher asked for";
 		return -EPROTO;
 	}
-	return 0;
+	return cipher;
 }
 
 /*
