@@ -11,8 +11,9 @@
 # where the export asks for one, a name the certificate does not have,
 # an expired certificate, a client certificate without the name its
 # allow list entry gives.  One cipher: what the export or the node allows
-# alone is what the kernel's TLS layer runs (inet_diag), and a node that
-# allows none the export has is refused.  TLS over IPv6.  gnutls-cli
+# alone is what the kernel's TLS layer runs (inet_diag) and what status
+# shows for both ends, and a node that allows none the export has is
+# refused.  TLS over IPv6.  gnutls-cli
 # completes a PSK handshake with an export, and with one whose allow list
 # does not have it, which then refuses it (and an import) inside TLS.  A
 # mirror leg over TLS whose export goes under fio reconnects with TLS when
