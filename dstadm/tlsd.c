@@ -7,11 +7,15 @@
  * The agent listens on the "tls" group, takes each waiting connection
  * with DST_CMD_TLS_ACCEPT (its socket arrives as a file descriptor), does
  * the TLS 1.3 handshake with GnuTLS in a child of its own, so that a slow
- * peer holds up no other, puts the session's keys into the kernel's TLS
- * layer (TLS_TX, TLS_RX) and says DST_CMD_TLS_DONE.  No record is ever
- * sent or read here after the handshake: the data stays in the kernel.
+ * peer holds up no other, and puts the session's keys into the kernel's
+ * TLS layer (TLS_TX, TLS_RX).  The child tells the agent how it ended
+ * through a pipe, and the agent says DST_CMD_TLS_DONE on the netlink
+ * socket that accepted it: the module takes it from no other.  No record
+ * is ever sent or read here after the handshake: the data stays in the
+ * kernel.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -150,47 +154,63 @@ static int accept_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* Tell the module how the handshake of @id ended: 0 or a positive errno. */
-static void tls_done(uint32_t id, int status, const char *why)
+/* How a child's handshake ended, from the child to the agent. */
+struct tls_end {
+	uint32_t id;
+	int status;			/* 0 or a positive errno */
+	char why[256];
+};
+
+/* Tell the module over @nl how the handshake of @e->id ended. */
+static void tls_done(struct dst_nl *nl, const struct tls_end *e)
 {
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
-	struct dst_nl nl;
 
-	if (dst_nl_open(&nl) < 0)
-		return;
-	nlh = dst_nl_msg(&nl, DST_CMD_TLS_DONE, NLM_F_ACK);
+	nlh = dst_nl_msg(nl, DST_CMD_TLS_DONE, NLM_F_ACK);
 	nest = mnl_attr_nest_start(nlh, DST_A_TLS);
-	mnl_attr_put_u32(nlh, DST_TLS_A_ID, id);
-	mnl_attr_put_u32(nlh, DST_TLS_A_STATUS, (uint32_t)status);
-	if (why)
-		mnl_attr_put_strz(nlh, DST_TLS_A_MESSAGE, why);
+	mnl_attr_put_u32(nlh, DST_TLS_A_ID, e->id);
+	mnl_attr_put_u32(nlh, DST_TLS_A_STATUS, (uint32_t)e->status);
+	if (e->status)
+		mnl_attr_put_strz(nlh, DST_TLS_A_MESSAGE, e->why);
 	mnl_attr_nest_end(nlh, nest);
-	if (dst_nl_request(&nl, nlh, NULL, NULL) < 0)
-		dst_nl_perror(&nl, "handshake %u: tell the module", id);
-	dst_nl_close(&nl);
+	if (dst_nl_request(nl, nlh, NULL, NULL) < 0)
+		dst_nl_perror(nl, "handshake %u: tell the module", e->id);
 }
 
-/* In a child: the handshake of @j, then DONE. */
-static void run_job(const struct tls_job *j)
+/* In a child: the handshake of @j, its end written to @out. */
+static void run_job(const struct tls_job *j, int out)
 {
-	char why[256] = "";
-	int err;
+	struct tls_end e = { .id = j->id };
 
-	err = ktls_handshake(j->fd, &j->p, why, sizeof(why));
+	e.status = ktls_handshake(j->fd, &j->p, e.why, sizeof(e.why));
 	close(j->fd);
-	if (err)
+	if (e.status)
 		fprintf(stderr, "%s: tlsd: %s with %s: %s\n", PROG,
 			j->role == DST_TLS_SERVER ? "client" : "export",
-			j->peer, why);
-	tls_done(j->id, err, err ? why : NULL);
+			j->peer, e.why);
+	/* Less than PIPE_BUF: written whole, never mixed with another's. */
+	if (write(out, &e, sizeof(e)) != sizeof(e))
+		fprintf(stderr, "%s: tlsd: handshake %u: tell the agent: %s\n",
+			PROG, j->id, strerror(errno));
+}
+
+/* Tell the module of every end the children wrote to @in. */
+static void read_ends(struct dst_nl *nl, int in)
+{
+	struct tls_end e;
+
+	while (read(in, &e, sizeof(e)) == sizeof(e)) {
+		e.why[sizeof(e.why) - 1] = '\0';
+		tls_done(nl, &e);
+	}
 }
 
 /*
  * Take the waiting connections, each into a child of its own; 0 when
  * none waits any more, -1 on an error of the module's.
  */
-static int take_all(struct dst_nl *nl)
+static int take_all(struct dst_nl *nl, int ends)
 {
 	struct nlmsghdr *nlh;
 	struct tls_job j;
@@ -215,13 +235,16 @@ static int take_all(struct dst_nl *nl)
 		}
 		pid = fork();
 		if (pid == 0) {
-			run_job(&j);
+			run_job(&j, ends);
 			explicit_bzero(nl->buf, sizeof(nl->buf));
 			_exit(0);
 		}
 		if (pid < 0) {
+			struct tls_end e = { .id = j.id, .status = EAGAIN,
+					     .why = "the agent cannot fork" };
+
 			fprintf(stderr, "%s: tlsd: fork: %s\n", PROG, strerror(errno));
-			tls_done(j.id, EAGAIN, "the agent cannot fork");
+			tls_done(nl, &e);
 		}
 		close(j.fd);
 		explicit_bzero(nl->buf, sizeof(nl->buf));
@@ -301,8 +324,9 @@ int cmd_tlsd(int argc, char *argv[])
 	unsigned int notify = GENL_ID_CTRL;
 	char cbuf[MNL_SOCKET_BUFFER_SIZE];
 	struct mnl_socket *ctl;
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	struct dst_nl nl, mon;
+	int ends[2];
 	bool joined = false;
 	int c, ret = EXIT_FAIL;
 
@@ -333,8 +357,14 @@ int cmd_tlsd(int argc, char *argv[])
 			mnl_socket_close(ctl);
 		return EXIT_FAIL;
 	}
-	if (join(&nl, &mon) < 0)
+	/* The children's ends: read without waiting, written whole. */
+	if (pipe2(ends, O_CLOEXEC) < 0 ||
+	    fcntl(ends[0], F_SETFL, O_NONBLOCK) < 0) {
+		fprintf(stderr, "%s: tlsd: pipe: %s\n", PROG, strerror(errno));
 		goto out_ctl;
+	}
+	if (join(&nl, &mon) < 0)
+		goto out_pipe;
 	joined = true;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -350,16 +380,25 @@ int cmd_tlsd(int argc, char *argv[])
 	pfd[0].fd = mnl_socket_get_fd(ctl);
 	pfd[0].events = POLLIN;
 	pfd[1].events = POLLIN;
+	pfd[2].fd = ends[0];
+	pfd[2].events = POLLIN;
 	/*
 	 * Joined first: a connection that waits before is taken now; one
 	 * whose request was lost (a full socket buffer) within a second.
 	 */
 	while (!stop) {
-		if (joined && take_all(&nl) < 0)
+		if (joined && take_all(&nl, ends[1]) < 0)
 			break;
 		pfd[1].fd = joined ? mnl_socket_get_fd(mon.sock) : -1;
-		if (poll(pfd, 2, 1000) <= 0)
+		if (poll(pfd, 3, 1000) <= 0)
 			continue;
+		if (pfd[2].revents & POLLIN) {
+			if (joined)
+				read_ends(&nl, ends[0]);
+			else
+				while (read(ends[0], cbuf, sizeof(cbuf)) > 0)
+					;
+		}
 		if (pfd[1].revents & POLLIN &&
 		    mnl_socket_recvfrom(mon.sock, mon.buf, sizeof(mon.buf)) < 0 &&
 		    errno != ENOBUFS && errno != EINTR) {
@@ -388,6 +427,9 @@ out:
 		dst_nl_close(&nl);
 		dst_nl_close(&mon);
 	}
+out_pipe:
+	close(ends[0]);
+	close(ends[1]);
 out_ctl:
 	mnl_socket_close(ctl);
 	return ret;

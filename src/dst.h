@@ -367,11 +367,25 @@ void dst_tls_free(struct dst_tls *tls);
 int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 		      bool server, const struct sockaddr_storage *peer,
 		      const char *name, unsigned long timeout, const char **why);
-int dst_tls_accept(struct sk_buff *skb);
+
+/**
+ * struct dst_tls_grant - a handshake an agent took, until its reply is sent
+ * @id:		the handshake's id
+ * @fd:		reserved in the agent, for @file
+ * @file:	the connection's socket, a reference of its own
+ */
+struct dst_tls_grant {
+	u32 id;
+	int fd;
+	struct file *file;
+};
+
+int dst_tls_accept(struct sk_buff *skb, u32 agent, struct dst_tls_grant *g);
+void dst_tls_grant_end(struct dst_tls_grant *g, bool sent);
 const char *dst_tls_recv_error(int err);
 int dst_tls_fill(struct sk_buff *skb, const struct dst_tls *tls,
 		 const struct dst_tls_attrs *a);
-int dst_tls_done(u32 id, int status, const char *message);
+int dst_tls_done(u32 id, u32 agent, int status, const char *message);
 blk_status_t dst_status_to_blk(u32 status);
 u32 dst_errno_to_status(int err);
 

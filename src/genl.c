@@ -2,9 +2,10 @@
 /*
  * dst: distributed storage - the "dst" generic netlink control family.
  *
- * Every command needs CAP_NET_ADMIN and every attribute is checked against
- * a strict policy before a handler runs.  Changes are announced on the
- * "events" multicast group.
+ * Every command needs CAP_NET_ADMIN, and every command that is not a plain
+ * look (DST_GENL_LOOK) CAP_SYS_ADMIN too; every attribute is checked
+ * against a strict policy before a handler runs.  Changes are announced on
+ * the "events" multicast group.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -153,9 +154,9 @@ static const struct genl_multicast_group dst_mcgrps[] = {
 	/* Events carry paths, addresses and allow lists: admins only. */
 	[DST_MCGRP_EVENTS] = { .name = DST_GENL_MCGRP_EVENTS,
 			       .flags = GENL_MCAST_CAP_NET_ADMIN },
-	/* Its members are taken for TLS agents. */
+	/* Its members are taken for TLS agents, which get the secrets. */
 	[DST_MCGRP_TLS] = { .name = DST_GENL_MCGRP_TLS,
-			    .flags = GENL_MCAST_CAP_NET_ADMIN },
+			    .flags = GENL_MCAST_CAP_SYS_ADMIN },
 };
 
 static struct genl_family dst_genl_family;
@@ -184,17 +185,25 @@ static int dst_genl_idle(struct genl_info *info, struct dst_storage *st,
 	return *err;
 }
 
+/* genl_small_ops.internal_flags: the command only reads dst's state. */
+#define DST_GENL_LOOK	BIT(0)
+
 /*
- * Commands that open a block device or a file by path serve or change
- * its data: like loop, nbd and dm, they need CAP_SYS_ADMIN, not only the
- * CAP_NET_ADMIN of every dst command.
+ * Every command but a look moves data to or from a disk, directly (a
+ * device opened by path, an export) or through another one (a remote leg
+ * that a mirror resyncs, a started storage, a repair, a TLS handshake
+ * whose secrets and verdict decide who reads an export).  Like loop, nbd
+ * and dm, they need CAP_SYS_ADMIN, not only the CAP_NET_ADMIN that
+ * GENL_ADMIN_PERM asks of every dst command.  The rule is kept here once,
+ * not in each handler, so that a new command is covered by default.
  */
-static int dst_genl_may_open(struct sk_buff *skb, struct genl_info *info)
+static int dst_genl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+			     struct genl_info *info)
 {
-	if (netlink_capable(skb, CAP_SYS_ADMIN))
+	if ((ops->internal_flags & DST_GENL_LOOK) ||
+	    netlink_capable(skb, CAP_SYS_ADMIN))
 		return 0;
-	NL_SET_ERR_MSG(info->extack,
-		       "opening a device or file needs CAP_SYS_ADMIN");
+	NL_SET_ERR_MSG(info->extack, "this command needs CAP_SYS_ADMIN");
 	return -EPERM;
 }
 
@@ -418,11 +427,6 @@ static int dst_genl_storage_new(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (tb[DST_STORAGE_A_BITMAP]) {
 		bitmap = nla_data(tb[DST_STORAGE_A_BITMAP]);
-		err = dst_genl_may_open(skb, info);
-		if (err) {
-			dst_alg_put(alg);
-			return err;
-		}
 		if (!alg->chunked) {
 			NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_STORAGE_A_BITMAP],
 					    "this algorithm takes no bitmap");
@@ -796,9 +800,6 @@ static int dst_genl_node_add(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	type = nla_get_u32(tb[DST_NODE_A_TYPE]);
 	if (type == DST_NODE_LOCAL) {
-		err = dst_genl_may_open(skb, info);
-		if (err)
-			return err;
 		if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_NODE_A_PATH))
 			return -EINVAL;
 		path = nla_data(tb[DST_NODE_A_PATH]);
@@ -1012,7 +1013,7 @@ static int dst_genl_export_new(struct sk_buff *skb, struct genl_info *info)
 	const char *path;
 	int err, len;
 
-	err = dst_genl_export_name(info, tb) ?: dst_genl_may_open(skb, info);
+	err = dst_genl_export_name(info, tb);
 	if (err)
 		return err;
 	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_EXPORT_A_DEVICE) ||
@@ -1257,6 +1258,7 @@ err:
 
 static int dst_genl_tls_accept(struct sk_buff *skb, struct genl_info *info)
 {
+	struct dst_tls_grant grant;
 	struct sk_buff *reply;
 	void *hdr;
 	int err;
@@ -1266,7 +1268,7 @@ static int dst_genl_tls_accept(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(reply, info, &dst_genl_family, 0,
 				DST_CMD_TLS_ACCEPT);
-	err = hdr ? dst_tls_accept(reply) : -EMSGSIZE;
+	err = hdr ? dst_tls_accept(reply, info->snd_portid, &grant) : -EMSGSIZE;
 	if (err) {
 		nlmsg_free(reply);
 		if (err == -ENOENT)
@@ -1275,7 +1277,9 @@ static int dst_genl_tls_accept(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	}
 	genlmsg_end(reply, hdr);
-	return genlmsg_reply(reply, info);
+	err = genlmsg_reply(reply, info);
+	dst_tls_grant_end(&grant, !err);
+	return err;
 }
 
 static int dst_genl_tls_done(struct sk_buff *skb, struct genl_info *info)
@@ -1293,11 +1297,14 @@ static int dst_genl_tls_done(struct sk_buff *skb, struct genl_info *info)
 	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_TLS_A_ID) ||
 	    NL_REQ_ATTR_CHECK(info->extack, nest, tb, DST_TLS_A_STATUS))
 		return -EINVAL;
-	err = dst_tls_done(nla_get_u32(tb[DST_TLS_A_ID]),
+	err = dst_tls_done(nla_get_u32(tb[DST_TLS_A_ID]), info->snd_portid,
 			   -(int)nla_get_u32(tb[DST_TLS_A_STATUS]),
 			   tb[DST_TLS_A_MESSAGE] ?
 			   nla_data(tb[DST_TLS_A_MESSAGE]) : NULL);
-	if (err)
+	if (err == -EPERM)
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_TLS_A_ID],
+				    "another socket accepted this handshake");
+	else if (err)
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[DST_TLS_A_ID],
 				    "no such handshake waits for its end");
 	return err;
@@ -1307,6 +1314,7 @@ static const struct genl_small_ops dst_genl_ops[] = {
 	{
 		.cmd	= DST_CMD_INFO,
 		.flags	= GENL_ADMIN_PERM,
+		.internal_flags = DST_GENL_LOOK,
 		.doit	= dst_genl_info,
 	},
 	{
@@ -1322,6 +1330,7 @@ static const struct genl_small_ops dst_genl_ops[] = {
 	{
 		.cmd	= DST_CMD_STORAGE_GET,
 		.flags	= GENL_ADMIN_PERM,
+		.internal_flags = DST_GENL_LOOK,
 		.doit	= dst_genl_storage_get,
 		.dumpit	= dst_genl_storage_dump,
 	},
@@ -1358,6 +1367,7 @@ static const struct genl_small_ops dst_genl_ops[] = {
 	{
 		.cmd	= DST_CMD_EXPORT_GET,
 		.flags	= GENL_ADMIN_PERM,
+		.internal_flags = DST_GENL_LOOK,
 		.doit	= dst_genl_export_get,
 		.dumpit	= dst_genl_export_dump,
 	},
@@ -1396,6 +1406,7 @@ static struct genl_family dst_genl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	/* dst's own locks; commands never hold genl_mutex while they wait. */
 	.parallel_ops	= true,
+	.pre_doit	= dst_genl_pre_doit,
 	.small_ops	= dst_genl_ops,
 	.n_small_ops	= ARRAY_SIZE(dst_genl_ops),
 	.mcgrps		= dst_mcgrps,

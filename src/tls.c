@@ -39,6 +39,7 @@
  * @name:	what the peer's certificate must name, or NULL
  * @deadline:	jiffies when the kernel stops waiting
  * @accepted:	an agent has it
+ * @agent:	the netlink port of that agent, the only one that may end it
  * @status:	the agent's result, 0 or a negative errno
  * @done:	completed by DST_CMD_TLS_DONE
  */
@@ -52,6 +53,7 @@ struct dst_tls_req {
 	const char *name;
 	unsigned long deadline;
 	bool accepted;
+	u32 agent;
 	int status;
 	struct completion done;
 };
@@ -278,9 +280,11 @@ int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 
 /*
  * DST_CMD_TLS_ACCEPT: fill @skb with the oldest connection no agent has
- * yet, and give the calling process its socket as a file descriptor.
+ * yet, for the agent at netlink port @agent.  The socket's descriptor is
+ * only reserved in @g: dst_tls_grant_end() installs it once the reply
+ * reached the agent, which then knows it.
  */
-int dst_tls_accept(struct sk_buff *skb)
+int dst_tls_accept(struct sk_buff *skb, u32 agent, struct dst_tls_grant *g)
 {
 	struct dst_tls_req *req;
 	const struct dst_tls *t;
@@ -324,8 +328,11 @@ int dst_tls_accept(struct sk_buff *skb)
 			break;
 		}
 		nla_nest_end(skb, nest);
-		fd_install(fd, get_file(req->sock->file));
+		g->id = req->id;
+		g->fd = fd;
+		g->file = get_file(req->sock->file);
 		req->accepted = true;
+		req->agent = agent;
 		err = 0;
 		break;
 	}
@@ -333,8 +340,36 @@ int dst_tls_accept(struct sk_buff *skb)
 	return err;
 }
 
-/* DST_CMD_TLS_DONE: the agent's @status (0 or a negative errno) for @id. */
-int dst_tls_done(u32 id, int status, const char *message)
+/*
+ * The end of a DST_CMD_TLS_ACCEPT that granted @g: give the agent its
+ * descriptor if the reply was @sent, else free it and offer the handshake
+ * again.
+ */
+void dst_tls_grant_end(struct dst_tls_grant *g, bool sent)
+{
+	struct dst_tls_req *req;
+
+	if (sent) {
+		fd_install(g->fd, g->file);
+		return;
+	}
+	put_unused_fd(g->fd);
+	fput(g->file);
+	mutex_lock(&dst_tls_lock);
+	list_for_each_entry(req, &dst_tls_reqs, list) {
+		if (req->id == g->id) {
+			req->accepted = false;
+			break;
+		}
+	}
+	mutex_unlock(&dst_tls_lock);
+}
+
+/*
+ * DST_CMD_TLS_DONE: the agent's @status (0 or a negative errno) for @id,
+ * taken only from the netlink port @agent that accepted it.
+ */
+int dst_tls_done(u32 id, u32 agent, int status, const char *message)
 {
 	struct dst_tls_req *req;
 	int err = -ENOENT;
@@ -345,6 +380,10 @@ int dst_tls_done(u32 id, int status, const char *message)
 			continue;
 		if (!req->accepted || completion_done(&req->done)) {
 			err = -EINVAL;
+			break;
+		}
+		if (req->agent != agent) {
+			err = -EPERM;
 			break;
 		}
 		/* The agent's words: escaped, as a peer's. */

@@ -10,10 +10,15 @@
  *   nlfuzz perm              every command, and joining "events" and "tls",
  *                            refused with EPERM (run it without
  *                            CAP_NET_ADMIN)
+ *   nlfuzz try CMD           command number CMD with no attributes;
+ *                            prints the errno it got (0: success)
+ *   nlfuzz join GROUP        joins "events" or "tls"; prints the errno
  *   nlfuzz liar COUNT        a TLS agent that lies: it takes COUNT
  *                            handshakes within 60 s, closes each socket
  *                            untouched and says the handshake is done;
- *                            the module must refuse those connections
+ *                            the module must refuse those connections.
+ *                            Each DONE is first sent on another netlink
+ *                            socket, which must get EPERM
  *
  * Runs in the test guest, as root (perm: as a user, or root of a user
  * namespace).
@@ -1065,13 +1070,24 @@ static int accept_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* A DST_CMD_TLS_DONE that says handshake @id went well. */
+static struct nlmsghdr *done_msg(uint32_t id)
+{
+	struct nlmsghdr *nlh = msg(family, DST_CMD_TLS_DONE, DST_GENL_VERSION, 0);
+	struct nlattr *n = mnl_attr_nest_start(nlh, DST_A_TLS);
+
+	mnl_attr_put_u32(nlh, DST_TLS_A_ID, id);
+	mnl_attr_put_u32(nlh, DST_TLS_A_STATUS, 0);
+	mnl_attr_nest_end(nlh, n);
+	return nlh;
+}
+
 static int liar(unsigned int count)
 {
 	struct mnl_socket *nl = open_sock(), *member = open_sock();
 	unsigned int done = 0, polls;
 	struct nlmsghdr *nlh;
 	struct taken t;
-	struct nlattr *n;
 	int e;
 
 	resolve(nl);
@@ -1097,12 +1113,15 @@ static int liar(unsigned int count)
 			return 1;
 		}
 		close(t.fd);
-		nlh = msg(family, DST_CMD_TLS_DONE, DST_GENL_VERSION, 0);
-		n = mnl_attr_nest_start(nlh, DST_A_TLS);
-		mnl_attr_put_u32(nlh, DST_TLS_A_ID, t.id);
-		mnl_attr_put_u32(nlh, DST_TLS_A_STATUS, 0);
-		mnl_attr_nest_end(nlh, n);
-		e = transact(nl, nlh, NULL, NULL);
+		/* Only the socket that accepted it may end it. */
+		nlh = done_msg(t.id);
+		e = transact(member, nlh, NULL, NULL);
+		if (e != EPERM) {
+			fprintf(stderr, "TLS done from another socket: got %s, want %s\n",
+				e ? strerror(e) : "success", strerror(EPERM));
+			return 1;
+		}
+		e = transact(nl, done_msg(t.id), NULL, NULL);
 		if (e) {
 			fprintf(stderr, "TLS done: %s\n", strerror(e));
 			return 1;
@@ -1118,6 +1137,37 @@ static int liar(unsigned int count)
 	return done < count;
 }
 
+/* Command @cmd with no attributes: print the errno it gets. */
+static int try_cmd(unsigned long cmd)
+{
+	struct mnl_socket *nl = open_sock();
+
+	if (cmd > UINT8_MAX)
+		return 2;
+	resolve(nl);
+	printf("%d\n", transact(nl, msg(family, (uint8_t)cmd, DST_GENL_VERSION, 0),
+				NULL, NULL));
+	mnl_socket_close(nl);
+	return 0;
+}
+
+/* Join the group @name: print the errno it gets. */
+static int join(const char *name)
+{
+	struct mnl_socket *nl = open_sock();
+	uint32_t *group = &tls_group;
+
+	resolve(nl);
+	if (!strcmp(name, DST_GENL_MCGRP_EVENTS))
+		group = &events_group;
+	else if (strcmp(name, DST_GENL_MCGRP_TLS))
+		return 2;
+	printf("%d\n", mnl_socket_setsockopt(nl, NETLINK_ADD_MEMBERSHIP, group,
+					     sizeof(*group)) < 0 ? errno : 0);
+	mnl_socket_close(nl);
+	return 0;
+}
+
 int main(int argc, char *argv[])
 {
 	if (argc == 4 && !strcmp(argv[1], "fuzz"))
@@ -1130,6 +1180,11 @@ int main(int argc, char *argv[])
 		return perm();
 	if (argc == 3 && !strcmp(argv[1], "liar"))
 		return liar(strtoul(argv[2], NULL, 0));
-	fprintf(stderr, "usage: nlfuzz fuzz SEED COUNT | cases | events | perm | liar COUNT\n");
+	if (argc == 3 && !strcmp(argv[1], "try"))
+		return try_cmd(strtoul(argv[2], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "join"))
+		return join(argv[2]);
+	fprintf(stderr, "usage: nlfuzz fuzz SEED COUNT | cases | events | perm | liar COUNT |\n"
+		"       try CMD | join GROUP\n");
 	return 2;
 }
