@@ -331,6 +331,7 @@ void dst_remote_submit(struct dst_remote *r, struct bio *bio);
 enum dst_node_state dst_remote_state(struct dst_remote *r);
 unsigned int dst_remote_inflight(struct dst_remote *r);
 unsigned int dst_remote_reconnects(struct dst_remote *r);
+unsigned int dst_remote_restarts(struct dst_remote *r);
 void dst_remote_notify(struct dst_remote *r, wait_queue_head_t *wq);
 void dst_remote_get_opts(struct dst_remote *r, struct dst_remote_opts *opts);
 bool dst_remote_auth(struct dst_remote *r);

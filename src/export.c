@@ -196,6 +196,9 @@ struct dst_export *dst_export_create(const char *name, const char *path,
 	exp->acl = opts->acl;
 	exp->integrity = opts->integrity;
 	exp->shared = opts->shared;
+	do {
+		exp->instance = get_random_u64();
+	} while (!exp->instance);
 	INIT_LIST_HEAD(&exp->clients);
 	mutex_init(&exp->lock);
 	atomic_set(&exp->threads, 1);

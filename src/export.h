@@ -44,6 +44,8 @@
  * @tls:	TLS on each connection, NULL for none
  * @integrity:	clients must use CRC32C
  * @shared:	clients of more than one session may write
+ * @instance:	this start of the export, random and not 0, in every hello
+ *		reply: clients tell a restart (and its lost cache) by it
  * @size:	bytes served, and what the device can do
  */
 struct dst_export {
@@ -74,6 +76,7 @@ struct dst_export {
 	struct dst_tls *tls;
 	bool integrity;
 	bool shared;
+	u64 instance;
 	u64 size;
 	u32 logical_block_size;
 	u32 physical_block_size;

@@ -81,6 +81,11 @@ struct dst_remote_req {
  * @receiving:	the request whose read data is being received, if any: its
  *		reply has come, but it is not done until its data has
  * @reconnects:	connections made after the first
+ * @instance:	the export's instance as the last connection's hello said
+ * @restarts:	connections after the first to another instance of the
+ *		export (or to one that does not say): it may have lost
+ *		writes it had not flushed.  Counted before the connection
+ *		is up, so before any request reaches the new instance
  * @up_wait:	woken each time the node is up again, if set (under @lock)
  * @session:	this client's id in every hello: the export fences the
  *		older connections of a session before it answers a new one
@@ -112,6 +117,8 @@ struct dst_remote {
 	unsigned long down_since;
 	struct dst_remote_req *receiving;
 	atomic_t reconnects;
+	u64 instance;
+	atomic_t restarts;
 	wait_queue_head_t *up_wait;
 	u64 session;
 	u32 generation;
@@ -130,6 +137,7 @@ struct dst_remote {
 /* What the export said in its hello. */
 struct dst_remote_hello {
 	u64 size;
+	u64 instance;
 	struct dst_node_limits limits;
 };
 
@@ -888,6 +896,7 @@ static int dst_remote_handshake(struct dst_remote *r, struct socket *sock,
 	}
 
 	h->size = be64_to_cpu(rep->size);
+	h->instance = be64_to_cpu(rep->instance);
 	lim->logical_block_size = be32_to_cpu(rep->logical_block_size);
 	pbs = be32_to_cpu(rep->physical_block_size);
 	max = be32_to_cpu(rep->max_request);
@@ -1042,6 +1051,9 @@ static int dst_remote_redial(struct dst_remote *r)
 			/* Only an export that tells its size changes, grows. */
 			if (h.limits.features & DST_FEAT_RESIZE)
 				dst_remote_sized(r, h.size);
+			if (!h.instance || h.instance != r->instance)
+				atomic_inc(&r->restarts);
+			r->instance = h.instance;
 			break;
 		}
 		if (!err) {
@@ -1135,6 +1147,7 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 	spin_lock_init(&r->lock);
 	init_waitqueue_head(&r->wait);
 	atomic_set(&r->reconnects, 0);
+	atomic_set(&r->restarts, 0);
 	do {
 		r->session = get_random_u64();
 	} while (!r->session);
@@ -1164,6 +1177,7 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 	node->size = h.size;
 	node->limits = h.limits;
 	r->size = h.size;
+	r->instance = h.instance;
 	r->up = true;
 	return r;
 
@@ -1226,6 +1240,11 @@ unsigned int dst_remote_inflight(struct dst_remote *r)
 unsigned int dst_remote_reconnects(struct dst_remote *r)
 {
 	return atomic_read(&r->reconnects);
+}
+
+unsigned int dst_remote_restarts(struct dst_remote *r)
+{
+	return atomic_read(&r->restarts);
 }
 
 /*

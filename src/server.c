@@ -722,6 +722,7 @@ static int dst_client_hello(struct dst_client *c)
 				(c->auth ? DST_EXPORT_AUTH : 0));
 	rep.features = cpu_to_be64(features &
 				   (exp->features | DST_FEAT_CRC32C));
+	rep.instance = cpu_to_be64(exp->instance);
 	return dst_sock_send(c->sock, &rep, sizeof(rep), false);
 }
 

@@ -647,7 +647,11 @@ struct dst_hello_reply {
 	__be32 flags;		/* DST_EXPORT_* */
 	__be64 features;	/* DST_FEAT_* granted: wanted and supported */
 	__u8 reason[DST_REASON_LEN];	/* NUL-terminated, when error */
-	__u8 reserved[8];	/* 0 */
+	__be64 instance;	/* random, not 0, new at each start of the
+				 * export: a client that sees another one
+				 * checks what the export may have lost.
+				 * 0: an older export, which does not say
+				 */
 };
 
 enum dst_cmd_type {

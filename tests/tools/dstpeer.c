@@ -121,7 +121,6 @@ static void handshake(struct peer *p, const char *host, const char *port,
 {
 	struct dst_hello_reply r;
 	ssize_t n;
-	size_t i;
 
 	p->fd = connect_to(host, port);
 	send_hello(p->fd, DST_HELLO_MAGIC, DST_PROTO_VERSION, 0, want);
@@ -158,9 +157,8 @@ static void handshake(struct peer *p, const char *host, const char *port,
 		     (unsigned long long)p->features, (unsigned long long)want);
 	if (p->flags & ~DST_EXPORT_READ_ONLY)
 		fail("unknown export flags %#x", p->flags);
-	for (i = 0; i < sizeof(r.reserved); i++)
-		if (r.reserved[i])
-			fail("hello reply reserved bytes not zero");
+	if (!r.instance)
+		fail("hello reply without the export's instance");
 }
 
 static struct dst_request mkreq(uint8_t cmd, uint64_t handle, uint64_t off,
