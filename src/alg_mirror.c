@@ -165,9 +165,12 @@ static void dst_mirror_write_done(struct dst_mirror_io *mio)
 	spin_lock_irqsave(&ms->lock, flags);
 	if (!--ms->writes[mio->epoch])
 		wake_up(&ms->drain);
+	/* An empty flush a leg failed waits for the failure to be on disk too. */
 	if (ms->bm && mio->sectors)
 		held = dst_bitmap_end_write(ms->bm, mio->bm_gen,
 					    mio->acked ? NULL : bio);
+	else if (ms->bm && !mio->acked)
+		held = dst_bitmap_hold_ack(ms->bm, bio);
 	if (mio->serial) {
 		list_del(&mio->behind_entry);
 		if (!bio_list_empty(&ms->behind_waiting))
@@ -833,6 +836,9 @@ static int dst_mirror_del_running(struct dst_storage *st,
 		return -EBUSY;
 	}
 	leg->sync = DST_SYNC_OUT_OF_SYNC;
+	/* Writes it misses from now on wait until the header says so. */
+	if (ms->bm)
+		dst_bitmap_leg_failed(ms->bm);
 	spin_unlock_irq(&ms->lock);
 
 	dst_sysfs_del_node(node);

@@ -190,6 +190,7 @@ unsigned int dst_bitmap_start_write(struct dst_bitmap *bm, u64 first,
 				    u64 last);
 bool dst_bitmap_end_write(struct dst_bitmap *bm, unsigned int gen,
 			  struct bio *bio);
+bool dst_bitmap_hold_ack(struct dst_bitmap *bm, struct bio *bio);
 bool dst_bitmap_acks_wait(struct dst_bitmap *bm);
 void dst_bitmap_leg_failed(struct dst_bitmap *bm);
 void dst_bitmap_legs_changed(struct dst_bitmap *bm);

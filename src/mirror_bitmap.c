@@ -209,7 +209,17 @@ bool dst_bitmap_end_write(struct dst_bitmap *bm, unsigned int gen,
 			  struct bio *bio)
 {
 	bm->writes[gen]--;
-	if (!bio || bm->fails == bm->fails_written)
+	return bio && dst_bitmap_hold_ack(bm, bio);
+}
+
+/*
+ * Whether the acknowledgment of @bio, a write or an empty flush that
+ * completed, must wait for a leg's failure to be on disk; see
+ * dst_bitmap_end_write().  Lock held.
+ */
+bool dst_bitmap_hold_ack(struct dst_bitmap *bm, struct bio *bio)
+{
+	if (bm->fails == bm->fails_written)
 		return false;
 	if (bm->failed) {
 		bio->bi_status = BLK_STS_IOERR;
@@ -220,7 +230,11 @@ bool dst_bitmap_end_write(struct dst_bitmap *bm, unsigned int gen,
 	return true;
 }
 
-/* A leg went out of sync: urgent, acknowledgments wait.  Lock held. */
+/*
+ * A leg went out of sync, or is being removed: urgent, acknowledgments
+ * wait, and the thread writes the header even if nothing waits yet.
+ * Lock held.
+ */
 void dst_bitmap_leg_failed(struct dst_bitmap *bm)
 {
 	bm->fails++;
@@ -433,7 +447,8 @@ static bool dst_bitmap_urgent(struct dst_bitmap *bm)
 	bool urgent;
 
 	spin_lock_irq(&bm->ms->lock);
-	urgent = !bio_list_empty(&bm->waiting) || !bio_list_empty(&bm->acks);
+	urgent = !bio_list_empty(&bm->waiting) || !bio_list_empty(&bm->acks) ||
+		 (bm->fails != bm->fails_written && !bm->failed);
 	spin_unlock_irq(&bm->ms->lock);
 	return urgent;
 }
