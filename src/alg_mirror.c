@@ -515,6 +515,8 @@ static struct dst_leg *__dst_mirror_pick(struct dst_mirror *ms,
 
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
 		leg = ms->legs[i];
+		/* No read of what a restarted export may have lost. */
+		dst_leg_check_restart(ms, leg);
 		if (test_bit(i, &mio->tried) ||
 		    (leg->node->write_mostly && !mostly) ||
 		    leg->sync == DST_SYNC_OUT_OF_SYNC ||

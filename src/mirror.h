@@ -35,6 +35,11 @@
  * @nonrot:	no seek cost: reads are balanced by @inflight only
  * @fail_gen:	a remote node's reconnect count when the leg went out of
  *		sync: a higher one means it came back
+ * @restarts:	a remote node's count of export restarts as last looked
+ *		at: a higher one means its export may have lost writes
+ * @lost:	out of sync since the last sweep: its host may have lost
+ *		what it had not flushed, in the regions the bitmap has set
+ *		now; the next sweep, or its return, marks them dirty on it
  * @reported:	the state the last event told; the resync thread tells
  *		the changes (from process context, never under the lock)
  * @full:	being copied in full: its dirty regions are every region
@@ -55,6 +60,8 @@ struct dst_leg {
 	sector_t last;
 	bool nonrot;
 	unsigned int fail_gen;
+	unsigned int restarts;
+	bool lost;
 	enum dst_sync_state reported;
 	bool full;
 	bool sums;
@@ -161,7 +168,9 @@ void dst_leg_fail(struct dst_mirror *ms, struct dst_leg *leg,
 void dst_leg_mark_others(struct dst_mirror *ms, struct dst_leg *kept,
 			 sector_t sector, unsigned int sectors);
 void dst_leg_put_inflight(struct dst_leg *leg);
+bool dst_leg_check_restart(struct dst_mirror *ms, struct dst_leg *leg);
 unsigned long dst_mirror_live_legs(struct dst_mirror *ms);
+void dst_mirror_hold_legs(struct dst_mirror *ms, unsigned long legs);
 unsigned long dst_mirror_flush(struct dst_mirror *ms, unsigned long legs);
 unsigned int dst_mirror_nr_in_sync(struct dst_mirror *ms);
 int dst_mirror_fill_storage(struct sk_buff *skb, struct dst_storage *st);

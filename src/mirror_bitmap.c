@@ -402,8 +402,9 @@ static int dst_bitmap_round(struct dst_bitmap *bm, enum dst_bitmap_state state)
 static void dst_bitmap_sweep(struct dst_bitmap *bm)
 {
 	struct dst_mirror *ms = bm->ms;
+	struct dst_leg *leg;
 	unsigned long legs;
-	unsigned int p;
+	unsigned int i, p;
 	u64 r, end;
 
 	spin_lock_irq(&ms->lock);
@@ -412,16 +413,30 @@ static void dst_bitmap_sweep(struct dst_bitmap *bm)
 		return;
 	}
 	legs = dst_mirror_live_legs(ms);
+	dst_mirror_hold_legs(ms, legs);
 	spin_unlock_irq(&ms->lock);
 	/*
 	 * The writes of the regions cleared here are all done: on the legs'
 	 * media first, or a crash could leave the legs different in a
-	 * region the bitmap no longer names.
+	 * region the bitmap no longer names.  A leg whose flush fails goes
+	 * out of sync, and what it may have lost is marked next time.
 	 */
 	if (dst_mirror_flush(ms, legs))
 		return;
 
 	spin_lock_irq(&ms->lock);
+	/*
+	 * A leg that went out of sync, or whose export started again, may
+	 * have lost any write its host had not flushed then: the regions set
+	 * now, which are about to be forgotten, stay dirty on it.
+	 */
+	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
+		leg = ms->legs[i];
+		dst_leg_check_restart(ms, leg);
+		if (leg->lost && leg->sync == DST_SYNC_OUT_OF_SYNC)
+			dst_bitmap_mark_leg(bm, leg);
+		leg->lost = false;
+	}
 	for (p = 0; p < bm->nr_pages; p++) {
 		r = (u64)p * DST_BITMAP_PAGE_BITS;
 		end = r + dst_page_bits(bm, p);
@@ -884,6 +899,7 @@ void dst_bitmap_close(struct dst_mirror *ms, bool started)
 	if (started) {
 		spin_lock_irq(&ms->lock);
 		legs = dst_mirror_live_legs(ms);
+		dst_mirror_hold_legs(ms, legs);
 		spin_unlock_irq(&ms->lock);
 		/* Clean means the legs hold the same, on their media. */
 		if (dst_mirror_flush(ms, legs)) {

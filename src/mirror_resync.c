@@ -792,6 +792,7 @@ static void dst_resync_regions(struct dst_resync *rs, unsigned int n)
 		if (ms->legs[i]->nr_dirty == done)
 			__set_bit(i, &last);
 	}
+	dst_mirror_hold_legs(ms, last);
 	spin_unlock_irq(&ms->lock);
 	if (last) {
 		failed = dst_mirror_flush(ms, last);
@@ -999,14 +1000,17 @@ static void dst_resync_returns(struct dst_mirror *ms)
 
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
 		leg = ms->legs[i];
+		dst_leg_check_restart(ms, leg);
 		if (!dst_leg_back(leg))
 			continue;
 		/*
-		 * Its host may have lost what it had not flushed: the
-		 * regions written since the last flush of the legs.
+		 * Its host may have lost what it had not flushed when the
+		 * leg failed: the regions set since the last flush of the
+		 * legs.  The sweep marks them, if none ran since.
 		 */
-		if (ms->bm)
+		if (ms->bm && leg->lost)
 			dst_bitmap_mark_leg(ms->bm, leg);
+		leg->lost = false;
 		/* A failed flush marks nothing: nothing to copy then. */
 		if (!leg->nr_dirty) {
 			dst_leg_in_sync(ms, leg);
@@ -1078,7 +1082,8 @@ static bool dst_resync_wanted(struct dst_mirror *ms)
 		  dst_resync_source(ms)) || ms->verify_next != DST_NO_REGION;
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
 		leg = ms->legs[i];
-		wanted |= leg->sync != leg->reported || dst_leg_back(leg);
+		wanted |= dst_leg_check_restart(ms, leg) ||
+			  leg->sync != leg->reported || dst_leg_back(leg);
 	}
 	spin_unlock_irq(&ms->lock);
 	return wanted;

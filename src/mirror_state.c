@@ -58,6 +58,8 @@ struct dst_leg *dst_leg_alloc(struct dst_mirror *ms, struct dst_node *node,
 	atomic_set(&leg->inflight, 0);
 	atomic_set(&leg->behind, 0);
 	leg->nonrot = !node->bdev || bdev_nonrot(node->bdev);
+	if (node->remote)
+		leg->restarts = dst_remote_restarts(node->remote);
 	return leg;
 }
 
@@ -164,6 +166,7 @@ void dst_leg_fail(struct dst_mirror *ms, struct dst_leg *leg,
 	if (leg->sync == DST_SYNC_OUT_OF_SYNC)
 		return;
 	leg->sync = DST_SYNC_OUT_OF_SYNC;
+	leg->lost = true;
 	if (ms->bm)
 		dst_bitmap_leg_failed(ms->bm);
 	/* The resync thread tells the events; it may take it back, too. */
@@ -190,6 +193,49 @@ void dst_leg_mark_others(struct dst_mirror *ms, struct dst_leg *kept,
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS)
 		if (ms->legs[i] != kept)
 			dst_leg_mark(ms, ms->legs[i], sector, sectors);
+}
+
+/*
+ * Whether @leg's export started again since the leg last looked: then its
+ * host may have lost what it had not flushed, which is in the regions the
+ * bitmap has set (in any region without a bitmap).  Those are marked
+ * dirty on the leg and copied again, compared by block sums first; the
+ * last leg in sync is kept as it is, there is no other copy.  Called
+ * before a sweep clears regions and by the resync thread.  Lock held.
+ */
+bool dst_leg_check_restart(struct dst_mirror *ms, struct dst_leg *leg)
+{
+	unsigned int restarts;
+
+	lockdep_assert_held(&ms->lock);
+
+	if (!leg->node->remote)
+		return false;
+	restarts = dst_remote_restarts(leg->node->remote);
+	if (restarts == leg->restarts)
+		return false;
+	leg->restarts = restarts;
+	if (leg->sync == DST_SYNC_IN_SYNC && dst_mirror_nr_in_sync(ms) == 1) {
+		pr_warn("%s: node%u: its export started again; kept, it is the last leg in sync\n",
+			ms->st->name, leg->node->id);
+		return false;
+	}
+	if (ms->bm) {
+		dst_bitmap_mark_leg(ms->bm, leg);
+	} else {
+		dst_leg_mark(ms, leg, 0, ms->sectors);
+		leg->full = true;
+	}
+	leg->sums = true;
+	pr_warn("%s: node%u: its export started again, checking %llu region(s) it may have lost\n",
+		ms->st->name, leg->node->id, leg->nr_dirty);
+	if (leg->sync != DST_SYNC_IN_SYNC || !leg->nr_dirty)
+		return true;
+	leg->sync = DST_SYNC_RESYNCING;
+	if (ms->bm)
+		dst_bitmap_leg_failed(ms->bm);
+	wake_up(&ms->resync_wait);
+	return true;
 }
 
 /* The legs whose copy counts: in sync or resyncing.  Lock held. */
@@ -220,31 +266,43 @@ static void dst_flush_leg_endio(struct bio *bio)
 }
 
 /*
- * Flush @legs (slots) and wait: what they completed before is on their
- * media then.  Before a bit of the bitmap is cleared, the bitmap is
- * marked clean, or a resynced leg is called in sync, as md writes its
- * bitmap with REQ_PREFLUSH.  From a thread, never from ->submit_bio.
- * Returns the legs whose flush failed.
+ * Pin @legs (slots) for dst_mirror_flush(): a leg with I/O in flight is
+ * not removed.  Lock held, under which the caller chose them.
+ */
+void dst_mirror_hold_legs(struct dst_mirror *ms, unsigned long legs)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ms->lock);
+
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS)
+		atomic_inc(&ms->legs[i]->inflight);
+}
+
+/*
+ * Flush @legs (slots, pinned by dst_mirror_hold_legs()) and wait: what
+ * they completed before is on their media then.  Before a bit of the
+ * bitmap is cleared, the bitmap is marked clean, or a resynced leg is
+ * called in sync, as md writes its bitmap with REQ_PREFLUSH.  A leg whose
+ * flush fails goes out of sync: what it completed may be lost.  From a
+ * thread, never from ->submit_bio.  Returns the legs whose flush failed.
  */
 unsigned long dst_mirror_flush(struct dst_mirror *ms, unsigned long legs)
 {
 	struct bio *bios[DST_MIRROR_MAX_LEGS];
 	struct dst_flush_wait fw;
 	unsigned long failed = 0;
-	struct dst_leg *leg;
 	unsigned int i;
 
 	atomic_set(&fw.pending, 1);
 	init_completion(&fw.done);
 	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS) {
-		leg = ms->legs[i];
 		bios[i] = bio_alloc_bioset(NULL, 0, REQ_OP_WRITE | REQ_PREFLUSH,
 					   GFP_NOIO, &ms->st->bs);
 		bios[i]->bi_end_io = dst_flush_leg_endio;
 		bios[i]->bi_private = &fw;
-		atomic_inc(&leg->inflight);
 		atomic_inc(&fw.pending);
-		dst_node_submit(leg->node, bios[i]);
+		dst_node_submit(ms->legs[i]->node, bios[i]);
 	}
 	if (!atomic_dec_and_test(&fw.pending))
 		wait_for_completion_io(&fw.done);
@@ -252,8 +310,15 @@ unsigned long dst_mirror_flush(struct dst_mirror *ms, unsigned long legs)
 		if (bios[i]->bi_status)
 			__set_bit(i, &failed);
 		bio_put(bios[i]);
-		dst_leg_put_inflight(ms->legs[i]);
 	}
+	if (failed) {
+		spin_lock_irq(&ms->lock);
+		for_each_set_bit(i, &failed, DST_MIRROR_MAX_LEGS)
+			dst_leg_fail(ms, ms->legs[i], "flush", 0, 0);
+		spin_unlock_irq(&ms->lock);
+	}
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS)
+		dst_leg_put_inflight(ms->legs[i]);
 	return failed;
 }
 
