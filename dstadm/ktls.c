@@ -5,7 +5,11 @@
  * agent (tlsd.c) does for each connection of the module, and what the
  * test tools do to speak TLS to it.
  */
+#include <ctype.h>
+#include <endian.h>
 #include <errno.h>
+#include <stdint.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <netinet/in.h>
@@ -129,6 +133,78 @@ static void verify_error(gnutls_session_t s, char *why, size_t wlen)
 	gnutls_free(out.data);
 }
 
+/*
+ * What GnuTLS reads from: the socket, and the first bytes of the peer
+ * kept, so that an export that refused this host before TLS, with a dst
+ * hello reply in the clear, is told from a peer that does not speak TLS.
+ */
+struct tls_conn {
+	int fd;
+	size_t got;
+	unsigned char head[sizeof(struct dst_hello_reply)];
+};
+
+static ssize_t tls_pull(gnutls_transport_ptr_t ptr, void *buf, size_t len)
+{
+	struct tls_conn *c = ptr;
+	ssize_t n = recv(c->fd, buf, len, 0);
+	size_t keep;
+
+	if (n > 0 && c->got < sizeof(c->head)) {
+		keep = sizeof(c->head) - c->got;
+		if (keep > (size_t)n)
+			keep = (size_t)n;
+		memcpy(c->head + c->got, buf, keep);
+		c->got += keep;
+	}
+	return n;
+}
+
+static int tls_pull_timeout(gnutls_transport_ptr_t ptr, unsigned int ms)
+{
+	struct tls_conn *c = ptr;
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+
+	return poll(&pfd, 1, ms == GNUTLS_INDEFINITE_TIMEOUT ? -1 : (int)ms);
+}
+
+/*
+ * Whether the export answered this client's ClientHello with a dst hello
+ * reply in the clear: it refused this host before TLS (not on its allow
+ * list).  Then 0 and its error, as errno, and reason in @why.
+ */
+static int tls_refused(struct tls_conn *c, int *err, char *why, size_t wlen)
+{
+	const struct dst_hello_reply *rep = (const void *)c->head;
+	struct timeval tv = { .tv_sec = 1 };
+	char reason[DST_REASON_LEN];
+	ssize_t n;
+	size_t i;
+
+	if (c->got < sizeof(rep->magic) || be32toh(rep->magic) != DST_HELLO_MAGIC)
+		return -1;
+	/* The rest of it is there: the export sent it at once, and closed. */
+	setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (c->got < sizeof(c->head)) {
+		n = recv(c->fd, c->head + c->got, sizeof(c->head) - c->got, 0);
+		if (n <= 0)
+			break;
+		c->got += (size_t)n;
+	}
+	if (c->got < sizeof(c->head) || !rep->error) {
+		snprintf(why, wlen, "the export sent a dst hello reply in the clear, not TLS");
+		*err = EPROTO;
+		return 0;
+	}
+	/* The export's words: printable, as a peer's. */
+	for (i = 0; i < sizeof(reason) - 1 && rep->reason[i]; i++)
+		reason[i] = isprint(rep->reason[i]) ? (char)rep->reason[i] : '?';
+	reason[i] = 0;
+	snprintf(why, wlen, "the export refused this host before TLS: %s", reason);
+	*err = be16toh(rep->error) == DST_EPERM ? EPERM : ECONNREFUSED;
+	return 0;
+}
+
 /* Put the session's keys for one direction into the kernel's TLS layer. */
 static int ktls_set(gnutls_session_t s, int fd, bool rx)
 {
@@ -190,6 +266,7 @@ int ktls_handshake(int fd, const struct ktls_params *p, char *why, size_t wlen)
 	gnutls_psk_server_credentials_t psks = NULL;
 	gnutls_psk_client_credentials_t pskc = NULL;
 	gnutls_session_t s = NULL;
+	struct tls_conn conn = { .fd = fd };
 	int ret, err = EPROTO;
 	const char *what;
 	char prio[128], byte;
@@ -275,13 +352,18 @@ int ktls_handshake(int fd, const struct ktls_params *p, char *why, size_t wlen)
 		}
 	}
 
-	gnutls_transport_set_int(s, fd);
+	/* Sent to the socket as set_int() would, read through tls_pull(). */
+	gnutls_transport_set_ptr2(s, &conn, (gnutls_transport_ptr_t)(intptr_t)fd);
+	gnutls_transport_set_pull_function(s, tls_pull);
+	gnutls_transport_set_pull_timeout_function(s, tls_pull_timeout);
 	gnutls_handshake_set_timeout(s, p->timeout ?: GNUTLS_DEFAULT_HANDSHAKE_TIMEOUT);
 	what = "handshake";
 	do {
 		ret = gnutls_handshake(s);
 	} while (ret < 0 && !gnutls_error_is_fatal(ret));
 	if (ret < 0) {
+		if (!server && !tls_refused(&conn, &err, why, wlen))
+			goto out;
 		err = tls_errno(s, p->mode, ret);
 		/* The peer learns why: a wrong key is not a lost connection. */
 		if (ret != GNUTLS_E_FATAL_ALERT_RECEIVED)

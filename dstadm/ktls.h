@@ -26,8 +26,9 @@ struct ktls_params {
  * The TLS 1.3 handshake of @p on the connected socket @fd, then TCP_ULP
  * "tls" with the session's keys for both directions: 0, or a positive
  * errno (EACCES the peer did not authenticate, ENOPROTOOPT no cipher in
- * common, ECONNRESET it closed, ETIMEDOUT, ENOENT a file, EPROTO anything
- * else) and why in @why.
+ * common, ECONNRESET it closed, ETIMEDOUT, ENOENT a file, EPERM or
+ * ECONNREFUSED the export refused this client before TLS, with a dst hello
+ * reply in the clear, EPROTO anything else) and why in @why.
  */
 int ktls_handshake(int fd, const struct ktls_params *p, char *why, size_t wlen);
 

@@ -201,6 +201,10 @@ static const char *dst_tls_error(int err)
 	case -EACCES:
 	case -EKEYREJECTED:
 		return "the TLS peer did not authenticate";
+	case -EPERM:
+		return "the export does not let this host in (refused before TLS)";
+	case -ECONNREFUSED:
+		return "the export refused the connection before TLS";
 	case -ECONNRESET:
 	case -ENOTCONN:
 	case -EPIPE:
@@ -268,7 +272,8 @@ int dst_tls_handshake(struct socket *sock, const struct dst_tls *tls,
 	}
 	if (err) {
 		*why = dst_tls_error(err);
-		return err;
+		/* As a refusal in the hello reply: not a missing capability. */
+		return err == -EPERM ? -EACCES : err;
 	}
 	cipher = dst_tls_cipher(sock);
 	if (!cipher || (tls->cipher && cipher != tls->cipher)) {
