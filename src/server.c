@@ -51,7 +51,6 @@ struct dst_client {
 	bool auth;
 	bool crc;
 	u32 tls;			/* enum dst_tls_cipher; 0: no TLS */
-	bool denied;
 	const char *cert_name;		/* in the allow list, or NULL */
 	struct task_struct *rx;
 	struct work_struct tx_work;
@@ -775,10 +774,6 @@ static void dst_client_serve(struct dst_client *c)
 	dst_deadline_start(&hello_deadline, c->sock, DST_HELLO_TIMEOUT);
 	c->hello_deadline = &hello_deadline;
 	err = exp->tls ? dst_client_tls(c) : 0;
-	if (!err && c->denied) {
-		dst_client_denied(c);
-		err = -EPERM;
-	}
 	if (!err)
 		err = dst_client_hello(c);
 	if (dst_deadline_end(&hello_deadline) && !err)
@@ -889,18 +884,15 @@ void dst_client_start(struct dst_export *exp, struct socket *sock)
 	if (len < 0)
 		goto err_free;
 	/*
-	 * Before any thread or byte read: a peer not let in costs nothing.
-	 * With TLS the refusal must be inside it for the client to read it:
-	 * after the handshake, within the handshakes' bound.
+	 * Before any thread, byte read or TLS handshake: a peer not let in
+	 * costs nothing.  With TLS too, the refusal goes in the clear; the
+	 * client's agent tells it from a TLS record.  An entry that names a
+	 * certificate is checked in the handshake.
 	 */
 	if (!dst_access_check(exp->acl, &c->peer, &c->read_only,
 			      &c->cert_name)) {
-		if (exp->tls) {
-			c->denied = true;
-		} else {
-			dst_client_denied(c);
-			goto err_free;
-		}
+		dst_client_denied(c);
+		goto err_free;
 	}
 	c->read_only |= exp->read_only;
 	dst_sock_setup(sock, false, 0);

@@ -14,8 +14,8 @@
 # alone is what the kernel's TLS layer runs (inet_diag) and what status
 # shows for both ends, and a node that allows none the export has is
 # refused.  TLS over IPv6.  gnutls-cli
-# completes a PSK handshake with an export, and with one whose allow list
-# does not have it, which then refuses it (and an import) inside TLS.  A
+# completes a PSK handshake with an export, and none with one whose allow
+# list does not have it, which refuses it (and an import) before TLS.  A
 # mirror leg over TLS whose export goes under fio reconnects with TLS when
 # it is back, and resyncs: legs identical.  A bit flipped on the wire,
 # either way, ends the connection, which is made again; what the device
@@ -197,17 +197,23 @@ gnutls_psk() {
 gnutls_psk $PORT
 log "gnutls-cli completed a PSK handshake with e0"
 
-# Not on the allow list: refused after the handshake, inside TLS, so that
-# the client reads why.
+# Not on the allow list: refused before TLS, in the clear, so that no
+# handshake is spent on it (K2-S3): gnutls-cli completes none, the
+# import's agent reads the refusal.
 do_export e5 /dev/ram1 127.0.0.1:$((PORT + 6)) --secret-file "$W/s.good" --tls \
 	--allow 10.9.9.9
-gnutls_psk $((PORT + 6))
+out=$(bounded 30 gnutls-cli --pskusername dst \
+	--pskkey "$(od -An -tx1 "$W/s.good" | tr -d ' \n' | sed 's/0a$//')" \
+	--priority 'NORMAL:-VERS-ALL:+VERS-TLS1.3:-KX-ALL:+ECDHE-PSK' \
+	-p $((PORT + 6)) 127.0.0.1 </dev/null 2>&1) || true
+! grep -q "Handshake was completed" <<<"$out" ||
+	fail "gnutls-cli completed a handshake with an export that does not let it in"
 expect_error 1 "does not let this host in" dstadm import r6 \
 	--remote 127.0.0.1:$((PORT + 6)) --secret-file "$W/s.good" --tls
 [[ "$(export_field e5 denied)" -ge 2 ]] ||
 	fail "e5 counted $(export_field e5 denied) clients not on its allow list, want 2"
 undo_export e5
-log "not on the allow list: refused inside TLS, after a complete handshake"
+log "not on the allow list: refused before TLS, no handshake"
 
 # --- a mirror leg over TLS: its export goes under fio, comes back ---------
 expect_ok bounded 30 dstadm create m --alg mirror
