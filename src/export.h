@@ -30,7 +30,8 @@
  * @closing:	no new clients
  * @nr_clients:	length of @clients
  * @handshakes:	clients whose handshake is not done yet; at most
- *		DST_MAX_HANDSHAKES, more connections wait in the backlog
+ *		DST_MAX_HANDSHAKES, more connections wait in the backlog;
+ *		once half are taken, DST_HOST_HANDSHAKES per address
  * @wait:	woken when a handshake ends or a client goes
  * @threads:	client threads still running, plus one for the export
  * @gone:	completed when @threads drops to 0, after which no client
@@ -85,6 +86,8 @@ struct dst_export {
 };
 
 #define DST_MAX_HANDSHAKES	32
+/* Of those, what one address may have once half are taken. */
+#define DST_HOST_HANDSHAKES	4
 
 struct dst_client;
 

@@ -24,6 +24,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 
 #include "dst.h"
@@ -51,6 +52,7 @@ struct dst_client {
 	bool auth;
 	bool crc;
 	u32 tls;			/* enum dst_tls_cipher; 0: no TLS */
+	bool handshake;			/* one of exp->handshakes */
 	const char *cert_name;		/* in the allow list, or NULL */
 	struct task_struct *rx;
 	struct work_struct tx_work;
@@ -781,6 +783,7 @@ static void dst_client_serve(struct dst_client *c)
 	c->hello_deadline = NULL;
 	mutex_lock(&exp->lock);
 	exp->handshakes--;
+	c->handshake = false;
 	/* It may have grown since the hello reply said its size. */
 	c->ready = !err;
 	if (c->ready && c->resize && c->size != exp->size)
@@ -863,6 +866,42 @@ static int dst_client_rx(void *data)
 	module_put_and_kthread_exit(0);
 }
 
+static bool dst_same_host(const struct sockaddr_storage *a,
+			  const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	return ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr);
+}
+
+/*
+ * Whether @c's address has its share of the handshakes already while
+ * they are scarce: once half of DST_MAX_HANDSHAKES are taken, an address
+ * with DST_HOST_HANDSHAKES of them gets no more, so that one host cannot
+ * take them all from the others.  Lock held.
+ */
+static bool dst_client_crowded(struct dst_client *c)
+{
+	struct dst_export *exp = c->exp;
+	unsigned int n = 0;
+	struct dst_client *o;
+
+	lockdep_assert_held(&exp->lock);
+
+	if (exp->handshakes < DST_MAX_HANDSHAKES / 2)
+		return false;
+	list_for_each_entry(o, &exp->clients, list)
+		n += o->handshake && dst_same_host(&o->peer, &c->peer);
+	return n >= DST_HOST_HANDSHAKES;
+}
+
 /* Serve a newly accepted connection; takes over @sock. */
 void dst_client_start(struct dst_export *exp, struct socket *sock)
 {
@@ -903,6 +942,13 @@ void dst_client_start(struct dst_export *exp, struct socket *sock)
 		mutex_unlock(&exp->lock);
 		goto err_free;
 	}
+	if (dst_client_crowded(c)) {
+		mutex_unlock(&exp->lock);
+		atomic64_inc(&exp->refused);
+		pr_warn_ratelimited("export %s: client %pISpc: too many handshakes from its address at once, closing the connection\n",
+				    exp->name, &c->peer);
+		goto err_free;
+	}
 
 	__module_get(THIS_MODULE);
 	rx = kthread_create(dst_client_rx, c, "dst-srv/%u", exp->index);
@@ -915,6 +961,7 @@ void dst_client_start(struct dst_export *exp, struct socket *sock)
 	list_add_tail(&c->list, &exp->clients);
 	exp->nr_clients++;
 	exp->handshakes++;
+	c->handshake = true;
 	atomic_inc(&exp->threads);
 	mutex_unlock(&exp->lock);
 	wake_up_process(rx);

@@ -1,12 +1,18 @@
 #!/bin/bash
 # Kernel review K2-S3: a TLS export refuses a peer its allow list refuses
-# before any thread, handshake slot or handshake of the agent.  1000 idle
-# connections from a refused address (127.0.0.3): an import from an
-# allowed one (127.0.0.1) still connects within 5 s, the export counts
-# them in `denied` at once, no dst-srv thread and no agent handshake is
-# spent on them, and a TLS client that is refused is told why, in the
-# clear.  On 20f0e7d each refused peer took a thread, one of the 32 slots
-# and a handshake of the agent for 10 s: the import could not connect.
+# before any thread, handshake slot or handshake of the agent, and one
+# allowed host cannot take every handshake slot.  1000 idle connections
+# from a refused address (127.0.0.3): an import from an allowed one
+# (127.0.0.1) still connects within 5 s, the export counts them in
+# `denied` at once, no dst-srv thread and no agent handshake is spent on
+# them, and a TLS client that is refused is told why, in the clear.  40
+# idle connections from an allowed address (127.0.0.2): the import from
+# 127.0.0.1 still connects within 5 s, those beyond the host's share are
+# closed (`refused`) and at most 16 threads serve them.  On 20f0e7d each
+# refused peer took a thread, one of the 32 slots and a handshake of the
+# agent for 10 s: the import could not connect; and the 40 idle
+# connections of the allowed host held all 32 slots: "the export did not
+# complete the handshake in time".
 set -euo pipefail
 # shellcheck source=tests/guest/remote-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/remote-lib.sh"
@@ -57,7 +63,7 @@ timed_import() {
 }
 
 do_export e0 /dev/ram0 127.0.0.1:$PORT --secret-file "$W/s" --tls \
-	--allow 127.0.0.1
+	--allow 127.0.0.1 --allow 127.0.0.2
 
 # --- 1000 idle connections from a refused address -----------------------
 # A first import, unhindered, warms up the agent and GnuTLS.
@@ -93,6 +99,23 @@ grep -q "refused this host before TLS: not on the export's allow list" "$W/tlsd.
 	fail "the client's agent did not read the refusal"
 undo_export e0
 log "a refused TLS client reads the refusal in the clear ($denied denied before)"
+
+# --- 40 idle connections from one allowed address ------------------------
+do_export e0 /dev/ram0 127.0.0.1:$PORT --secret-file "$W/s" --tls \
+	--allow 127.0.0.1 --allow 127.0.0.2
+crowd 127.0.0.2 40
+timed_import r2
+n=$(srv_threads)
+log "dst-srv threads with 40 idle connections from one allowed host: $n"
+((n <= 17)) || fail "$n dst-srv threads: one host took more than its share"
+refused=$(export_field e0 refused)
+((refused >= 40 - 16)) || fail "e0 refused $refused connections of the crowded host, want >= 24"
+undo_import r2
+kill "$CROWD_PID"
+wait "$CROWD_PID" || true
+BG_PIDS=("${BG_PIDS[0]}")
+undo_export e0
+log "one allowed host: at most half the handshake slots, the import served at once"
 
 kill "${BG_PIDS[0]}"
 wait "${BG_PIDS[0]}" || fail "dstadm tlsd did not stop cleanly"
