@@ -320,6 +320,8 @@ void dst_event(struct dst_storage *st, u32 node, enum dst_event ev,
 	       u64 bytes, gfp_t gfp);
 
 /* The client of a remote export: remote.c */
+int dst_remote_init(void);
+void dst_remote_exit(void);
 struct dst_remote *dst_remote_connect(struct dst_node *node,
 				      const struct sockaddr_storage *addr,
 				      int addrlen,

@@ -19,9 +19,12 @@ static int __init dst_init(void)
 	err = dst_disk_init();
 	if (err)
 		return err;
-	err = dst_server_init();
+	err = dst_remote_init();
 	if (err)
 		goto err_disk;
+	err = dst_server_init();
+	if (err)
+		goto err_remote;
 	err = dst_linear_init();
 	if (err)
 		goto err_server;
@@ -41,6 +44,8 @@ err_linear:
 	dst_linear_exit();
 err_server:
 	dst_server_exit();
+err_remote:
+	dst_remote_exit();
 err_disk:
 	dst_disk_exit();
 	return err;
@@ -53,6 +58,7 @@ static void __exit dst_exit(void)
 	dst_mirror_exit();
 	dst_linear_exit();
 	dst_server_exit();
+	dst_remote_exit();
 	dst_disk_exit();
 }
 

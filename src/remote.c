@@ -34,7 +34,12 @@
  * one refuses an export that does not.  With TLS, each connection has its
  * TLS handshake done by the agent (tls.c) before dst's hello.  With integrity, CRC32C is asked
  * for and required: a reply whose header checksum is wrong ends the
- * connection, a read whose data checksum is wrong fails with EIO.
+ * connection, a read whose data checksum is wrong fails with EIO.  A
+ * write whose data did not match its checksum at the export (DST_ECRC:
+ * the writer may have changed its pages while they were sent) is sent
+ * again alone, from a private copy, up to DST_CRC_RETRIES times, and then
+ * fails with EIO; the connection and the other requests go on, since the
+ * export wrote nothing of it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -53,6 +58,10 @@
 #define DST_REMOTE_DEPTH	128
 #define DST_HANDSHAKE_TIMEOUT	(10 * HZ)
 #define DST_RECONNECT_MIN	(HZ / 10)
+#define DST_CRC_RETRIES		3
+
+/* Sends requests again after a checksum mismatch; it may free memory. */
+static struct workqueue_struct *dst_remote_wq;
 
 struct dst_remote_req {
 	struct bio *bio;
@@ -61,9 +70,11 @@ struct dst_remote_req {
 	blk_status_t status;
 	u32 seq;
 	u8 cmd;
+	u8 tries;
 	bool awaiting_reply;
 	bool held;
 	bool sent;
+	bool retry;
 };
 
 /**
@@ -95,6 +106,8 @@ struct dst_remote_req {
  * @tls_cipher:	enum dst_tls_cipher of the connection up now; 0: none
  * @integrity:	CRC32C asked for and required
  * @crc_errors:	checksum mismatches seen by either end
+ * @retry_work:	sends again the requests whose data did not match its
+ *		checksum (@retry set), under @tx_lock while @up
  * @size:	the export's size as it said last; the node's may lag behind
  * @task:	connects, receives, and connects again
  */
@@ -127,6 +140,7 @@ struct dst_remote {
 	u32 tls_cipher;
 	bool integrity;
 	atomic64_t crc_errors;
+	struct work_struct retry_work;
 	u64 size;
 	wait_queue_head_t wait;
 	struct task_struct *task;
@@ -222,6 +236,8 @@ static struct dst_remote_req *dst_remote_get_req(struct dst_remote *r,
 	req->awaiting_reply = true;
 	req->held = false;
 	req->sent = false;
+	req->retry = false;
+	req->tries = 0;
 	/* A late duplicate of the slot's last reply must not match. */
 	req->seq++;
 	refcount_set(&req->refs, 2);
@@ -236,6 +252,7 @@ static bool dst_remote_fail_req(struct dst_remote_req *req)
 		return false;
 	req->awaiting_reply = false;
 	req->held = false;
+	req->retry = false;
 	req->status = BLK_STS_IOERR;
 	return true;
 }
@@ -275,13 +292,18 @@ static int dst_bio_cmd(struct bio *bio, u8 *cmd, u16 *flags)
 	}
 }
 
-/* Send @req on the connection; tx_lock held, the node up. */
-static int dst_remote_send(struct dst_remote *r, struct dst_remote_req *req)
+/*
+ * Send @req on the connection; tx_lock held, the node up.  A WRITE's data
+ * comes from @copy, a private copy of it, if not NULL.
+ */
+static int dst_remote_send(struct dst_remote *r, struct dst_remote_req *req,
+			   const void *copy)
 {
 	struct bio *bio = req->bio;
 	struct dst_request hdr;
 	u16 flags;
 	u8 cmd;
+	int err;
 
 	dst_bio_cmd(bio, &cmd, &flags);
 	spin_lock(&r->lock);
@@ -302,14 +324,17 @@ static int dst_remote_send(struct dst_remote *r, struct dst_remote_req *req)
 	};
 	if (r->integrity) {
 		if (cmd == DST_REQ_WRITE)
-			hdr.data_crc = cpu_to_be32(dst_crc_bio(bio,
-							       bio->bi_iter));
+			hdr.data_crc = cpu_to_be32(copy ?
+				dst_crc_buf(copy, bio->bi_iter.bi_size) :
+				dst_crc_bio(bio, bio->bi_iter));
 		hdr.hdr_crc = cpu_to_be32(dst_crc_hdr(&hdr, sizeof(hdr),
 						      &hdr.hdr_crc));
 	}
-	return dst_sock_send(r->sock, &hdr, sizeof(hdr), cmd == DST_REQ_WRITE) ?:
-	       (cmd == DST_REQ_WRITE ?
-		dst_sock_send_bio(r->sock, bio, false, false) : 0);
+	err = dst_sock_send(r->sock, &hdr, sizeof(hdr), cmd == DST_REQ_WRITE);
+	if (err || cmd != DST_REQ_WRITE)
+		return err;
+	return copy ? dst_sock_send(r->sock, copy, bio->bi_iter.bi_size, false) :
+		      dst_sock_send_bio(r->sock, bio, false, false);
 }
 
 /* Send @bio; its sector is relative to the node. */
@@ -343,7 +368,7 @@ void dst_remote_submit(struct dst_remote *r, struct bio *bio)
 		spin_lock(&r->lock);
 		send = req->awaiting_reply && !req->sent;
 		spin_unlock(&r->lock);
-		err = send ? dst_remote_send(r, req) : 0;
+		err = send ? dst_remote_send(r, req, NULL) : 0;
 		if (err) {
 			pr_err_ratelimited("dst%u: node%u: send to %pISpc failed (%d), closing the connection\n",
 					   r->node->st->id, r->node->id,
@@ -398,6 +423,99 @@ static u32 dst_remote_crc_error(struct dst_remote *r,
 			   r->node->st->id, r->node->id, &r->addr,
 			   (unsigned long long)req->bio->bi_iter.bi_sector);
 	return DST_EIO;
+}
+
+/*
+ * The export answered DST_ECRC: the data of @req did not match its
+ * checksum there (a writer that changed its pages while they were sent).
+ * Nothing of it was written, and the connection is sound: the retry work
+ * sends it again, alone, up to DST_CRC_RETRIES times.  True when it
+ * will; else it fails.
+ */
+static bool dst_remote_retry(struct dst_remote *r, struct dst_remote_req *req)
+{
+	bool again;
+
+	atomic64_inc(&r->crc_errors);
+	spin_lock(&r->lock);
+	again = req->tries < DST_CRC_RETRIES && !r->stopping;
+	if (again) {
+		req->tries++;
+		req->retry = true;
+		req->awaiting_reply = true;
+	}
+	spin_unlock(&r->lock);
+	pr_warn_ratelimited("dst%u: node%u: %pISpc: the export saw write data that did not match its checksum at sector %llu, %s\n",
+			    r->node->st->id, r->node->id, &r->addr,
+			    (unsigned long long)req->bio->bi_iter.bi_sector,
+			    again ? "sending it again" : "failing it");
+	if (again)
+		queue_work(dst_remote_wq, &r->retry_work);
+	return again;
+}
+
+/* A private copy of a WRITE's data, NULL for other requests or no memory. */
+static void *dst_remote_copy(struct dst_remote_req *req)
+{
+	struct bio *bio = req->bio;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	void *copy, *p;
+
+	if (req->cmd != DST_REQ_WRITE)
+		return NULL;
+	copy = kvmalloc(bio->bi_iter.bi_size, GFP_NOIO | __GFP_NOWARN);
+	if (!copy)
+		return NULL;
+	p = copy;
+	bio_for_each_segment(bv, bio, iter) {
+		memcpy_from_bvec(p, &bv);
+		p += bv.bv_len;
+	}
+	return copy;
+}
+
+/*
+ * Send again the requests dst_remote_retry() marked, on the connection
+ * they came back on; if it ended meanwhile, dst_remote_down() held or
+ * failed them.  A WRITE goes from a copy, so that a writer that keeps
+ * changing its pages cannot make it mismatch again.
+ */
+static void dst_remote_retry_work(struct work_struct *work)
+{
+	struct dst_remote *r = container_of(work, struct dst_remote,
+					    retry_work);
+	unsigned int i, noio = memalloc_noio_save();
+	struct dst_remote_req *req;
+	void *copy;
+	bool send;
+	int err = 0;
+
+	mutex_lock(&r->tx_lock);
+	for (i = 0; i < DST_REMOTE_DEPTH && !err && READ_ONCE(r->up); i++) {
+		req = &r->reqs[i];
+		spin_lock(&r->lock);
+		send = req->retry && req->awaiting_reply && !req->held;
+		if (send) {
+			req->retry = false;
+			/* A sending reference, as dst_remote_resend() takes. */
+			refcount_inc(&req->refs);
+		}
+		spin_unlock(&r->lock);
+		if (!send)
+			continue;
+		copy = dst_remote_copy(req);
+		err = dst_remote_send(r, req, copy);
+		kvfree(copy);
+		dst_remote_put_req(r, req);
+	}
+	mutex_unlock(&r->tx_lock);
+	if (err) {
+		pr_err_ratelimited("dst%u: node%u: send to %pISpc failed (%d), closing the connection\n",
+				   r->node->st->id, r->node->id, &r->addr, err);
+		dst_remote_kill(r);
+	}
+	memalloc_noio_restore(noio);
 }
 
 /* The export has @size bytes now: what it grew by, the storage may take. */
@@ -566,14 +684,12 @@ static int dst_remote_recv_one(struct dst_remote *r, const char **why)
 	} else if (status == DST_ECRC) {
 		/*
 		 * The data changed under the checksum (a writer that does not
-		 * keep its pages stable): not an error of the export.  The
-		 * request waits for a reply again, and the connection ends,
-		 * so that it is sent again (held) or fails now while a
-		 * mirror leg comes back with the next connection.
+		 * keep its pages stable): not an error of the export, which
+		 * wrote nothing.  That request alone is sent again, or
+		 * fails (EIO) after DST_CRC_RETRIES.
 		 */
-		atomic64_inc(&r->crc_errors);
-		*why = "the export saw write data that did not match its checksum";
-		return dst_remote_lost(r, req, -EBADMSG);
+		if (dst_remote_retry(r, req))
+			return 0;
 	}
 	if (lost)
 		return dst_remote_lost(r, req, err);
@@ -614,8 +730,11 @@ static void dst_remote_down(struct dst_remote *r)
 		req = &r->reqs[i];
 		spin_lock(&r->lock);
 		hold = dst_remote_holds(r);
-		if (hold)
+		if (hold) {
+			/* Sent again by dst_remote_resend(), not the work. */
 			req->held = req->awaiting_reply;
+			req->retry = false;
+		}
 		failed = !hold && dst_remote_fail_req(req);
 		spin_unlock(&r->lock);
 		if (failed)
@@ -670,7 +789,7 @@ static int dst_remote_resend(struct dst_remote *r)
 		spin_unlock(&r->lock);
 		if (!send)
 			continue;
-		err = dst_remote_send(r, req);
+		err = dst_remote_send(r, req, NULL);
 		dst_remote_put_req(r, req);
 		n++;
 	}
@@ -1152,6 +1271,7 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 		r->session = get_random_u64();
 	} while (!r->session);
 	atomic64_set(&r->crc_errors, 0);
+	INIT_WORK(&r->retry_work, dst_remote_retry_work);
 	INIT_DELAYED_WORK(&r->timeout_work, dst_remote_timeout_work);
 	r->integrity = opts->integrity;
 	if (opts->secret) {
@@ -1213,6 +1333,8 @@ void dst_remote_destroy(struct dst_remote *r)
 	dst_remote_kill(r);
 	if (r->task)
 		kthread_stop(r->task);
+	/* Queued only by the thread, which is gone. */
+	cancel_work_sync(&r->retry_work);
 	cancel_delayed_work_sync(&r->timeout_work);
 	/* The thread is gone: nothing will answer what is left. */
 	if (r->sock)
@@ -1303,4 +1425,15 @@ const struct sockaddr_storage *dst_remote_addr(struct dst_remote *r, int *len)
 {
 	*len = r->addrlen;
 	return &r->addr;
+}
+
+int __init dst_remote_init(void)
+{
+	dst_remote_wq = alloc_workqueue("dst_remote", WQ_MEM_RECLAIM, 0);
+	return dst_remote_wq ? 0 : -ENOMEM;
+}
+
+void dst_remote_exit(void)
+{
+	destroy_workqueue(dst_remote_wq);
 }
