@@ -24,8 +24,14 @@ module:
 dstadm:
 	$(MAKE) -C dstadm DST_VERSION=$(VERSION)
 
+# The test tools, and tests/debug/kdelay (a kprobe delay for race tests)
+# for the kernel the guests boot, built apart in tests/out/kdelay.
 tools:
 	$(MAKE) -C tests/tools
+	rm -rf tests/out/kdelay
+	mkdir -p tests/out/kdelay
+	cp tests/debug/kdelay/kdelay.c tests/debug/kdelay/Kbuild tests/out/kdelay/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/out/kdelay modules
 
 deps:
 	tests/lib/deps.sh

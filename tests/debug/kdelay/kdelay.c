@@ -1,15 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kdelay: a test module of the debug tier that widens a race window.  It
- * puts a kprobe on @symbol and busy-waits @delay_ms in its pre-handler,
- * @times times, when the caller matches the filters:
+ * kdelay: a test module that widens a race window.  It puts a kprobe on
+ * @symbol and busy-waits @delay_ms in its pre-handler, @times times, when
+ * the caller matches the filters:
  *
  *   comm	the current task's name starts with this (in task context)
  *   work	the work_struct in the call's third argument (queue_work_on)
  *		runs this function
  *
+ * With @sleep, the task sleeps instead, and the rest of the machine goes
+ * on (a busy-wait holds its CPU, and work queued there, for the whole
+ * delay): the probe sends the call to a function that sleeps and then
+ * makes the call itself.  Only for a probe on a function's entry (the
+ * symbol, no offset) called in task context with no lock held, with at
+ * most six integer arguments (x86-64); one task delayed at a time.
+ *
  * @hits counts the delays done, so that a test knows its window opened.
- * Only for the debug kernel's guests: never loaded anywhere else.
+ * Only for test guests: the debug kernel's (tests/lib/debug.sh builds it
+ * for that kernel) and the guest tier's (make tools builds it into
+ * tests/out/kdelay for the kernel the guests boot); never loaded anywhere
+ * else.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,7 +60,34 @@ static const struct kernel_param_ops hits_ops = { .get = hits_get };
 module_param_cb(hits, &hits_ops, NULL, 0444);
 MODULE_PARM_DESC(hits, "delays done");
 
+static bool sleep;
+module_param(sleep, bool, 0444);
+MODULE_PARM_DESC(sleep, "sleep instead of busy-waiting (see the source)");
+
 static void *work_fn;
+static struct kprobe kdelay_probe;
+/* The task that makes the delayed call itself: let through. */
+static struct task_struct *kdelay_caller;
+
+typedef unsigned long (*kdelay_fn_t)(unsigned long, unsigned long,
+				     unsigned long, unsigned long,
+				     unsigned long, unsigned long);
+
+/* Where a delayed call goes with @sleep: the same registers and stack. */
+static unsigned long kdelay_sleeper(unsigned long a, unsigned long b,
+				    unsigned long c, unsigned long d,
+				    unsigned long e, unsigned long f)
+{
+	kdelay_fn_t fn = (kdelay_fn_t)kdelay_probe.addr;
+	unsigned long ret;
+
+	msleep(delay_ms);
+	WRITE_ONCE(kdelay_caller, current);
+	ret = fn(a, b, c, d, e, f);
+	WRITE_ONCE(kdelay_caller, NULL);
+	module_put(THIS_MODULE);
+	return ret;
+}
 
 static int kdelay_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -60,16 +97,33 @@ static int kdelay_pre(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	if (work_fn && (void *)w->func != work_fn)
 		return 0;
+	if (sleep && READ_ONCE(kdelay_caller) == current)
+		return 0;
 	if (atomic_inc_return(&hits) > times) {
 		atomic_dec(&hits);
 		return 0;
 	}
 	pr_info("delaying %s in %s for %u ms\n", symbol, current->comm, delay_ms);
+	if (sleep) {
+		/* Held while a task sleeps in it: rmmod fails meanwhile. */
+		if (!try_module_get(THIS_MODULE))
+			return 0;
+		/* Nonzero: the handler set the address to go on at. */
+		instruction_pointer_set(regs, (unsigned long)kdelay_sleeper);
+		return 1;
+	}
 	mdelay(delay_ms);
 	return 0;
 }
 
-static struct kprobe kdelay_probe = { .pre_handler = kdelay_pre };
+/*
+ * With a post handler, the probe is never optimized into a jump (whose
+ * return would not go to the address the handler set).
+ */
+static void kdelay_post(struct kprobe *p, struct pt_regs *regs,
+			unsigned long flags)
+{
+}
 
 /* The address of @name, through a kprobe (kallsyms_lookup_name is not exported). */
 static void *kdelay_lookup(const char *name)
@@ -98,6 +152,9 @@ static int __init kdelay_init(void)
 		}
 	}
 	kdelay_probe.symbol_name = symbol;
+	kdelay_probe.pre_handler = kdelay_pre;
+	if (sleep)
+		kdelay_probe.post_handler = kdelay_post;
 	err = register_kprobe(&kdelay_probe);
 	if (err)
 		pr_err("cannot probe %s: %d\n", symbol, err);
