@@ -86,6 +86,13 @@ static void dst_free_bio(struct bio *bio)
 	bio_put(bio);
 }
 
+/* A request of @c is done (or was never started). */
+static void dst_client_put(struct dst_client *c)
+{
+	atomic_dec(&c->inflight);
+	wake_up(&c->wait);
+}
+
 static void dst_sreq_free(struct dst_sreq *sreq)
 {
 	struct dst_client *c = sreq->c;
@@ -94,8 +101,27 @@ static void dst_sreq_free(struct dst_sreq *sreq)
 		dst_free_bio(sreq->bio);
 	kfree(sreq->sums);
 	kfree(sreq);
-	atomic_dec(&c->inflight);
-	wake_up(&c->wait);
+	dst_client_put(c);
+}
+
+/*
+ * Whether @c's client closed or reset its connection (or this end shut
+ * it down).  TCP still hands over what was queued before, but a client
+ * that gave up on a connection wants nothing of it executed: it fails
+ * or sends again what it did not see answered, maybe in a newer session.
+ */
+static bool dst_client_dead(struct dst_client *c)
+{
+	struct sock *sk = c->sock->sk;
+
+	return READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
+	       READ_ONCE(sk->sk_err);
+}
+
+/* Whether no more requests of @c may start. */
+static bool dst_client_stopped(struct dst_client *c)
+{
+	return READ_ONCE(c->fenced) || dst_client_dead(c);
 }
 
 /*
@@ -347,8 +373,9 @@ static blk_opf_t dst_request_opf(struct dst_export *exp,
 }
 
 /*
- * Act on a valid request.  Returns a negative errno when the connection
- * cannot go on (the write data could not be read).
+ * Act on a valid request, counted in @c->inflight by the caller.  Returns
+ * a negative errno when the connection cannot go on (the write data could
+ * not be read, or the client gave up on the connection meanwhile).
  */
 static int dst_client_handle(struct dst_client *c, const struct dst_request *req)
 {
@@ -359,13 +386,14 @@ static int dst_client_handle(struct dst_client *c, const struct dst_request *req
 	int err;
 
 	sreq = kzalloc(sizeof(*sreq), GFP_NOIO);
-	if (!sreq)
+	if (!sreq) {
+		dst_client_put(c);
 		return -ENOMEM;
+	}
 	sreq->c = c;
 	sreq->cmd = req->cmd;
 	sreq->handle = be64_to_cpu(req->handle);
 	sreq->length = len;
-	atomic_inc(&c->inflight);
 
 	if (req->cmd == DST_REQ_CHECKSUM) {
 		sreq->sums = kmalloc_array(dst_csum_count(len), DST_CSUM_SIZE,
@@ -413,6 +441,11 @@ static int dst_client_handle(struct dst_client *c, const struct dst_request *req
 		return 0;
 	}
 
+	/* Its data may have taken long: the client may have given up. */
+	if (dst_client_stopped(c)) {
+		dst_sreq_free(sreq);
+		return -ECONNRESET;
+	}
 	bio->bi_iter.bi_sector = be64_to_cpu(req->offset) >> SECTOR_SHIFT;
 	if (req->cmd == DST_REQ_DISCARD || req->cmd == DST_REQ_WRITE_ZEROES)
 		bio->bi_iter.bi_size = len;
@@ -486,19 +519,79 @@ refuse:
 	return false;
 }
 
-/* Whether an older connection of @c's session is still there. */
-static bool dst_client_older(struct dst_client *c)
+/* Whether @a and @b are connections of one host (any port). */
+static bool dst_client_same_host(const struct dst_client *a,
+				 const struct dst_client *b)
+{
+	const struct sockaddr_in6 *a6 = (const void *)&a->peer;
+	const struct sockaddr_in6 *b6 = (const void *)&b->peer;
+	const struct sockaddr_in *a4 = (const void *)&a->peer;
+	const struct sockaddr_in *b4 = (const void *)&b->peer;
+
+	if (a->peer.ss_family != b->peer.ss_family)
+		return false;
+	if (a->peer.ss_family == AF_INET)
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	return ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr) &&
+	       a6->sin6_scope_id == b6->sin6_scope_id;
+}
+
+/*
+ * Whether @o must be gone before @c is answered; lock held.  An older
+ * connection of @c's session: its client gave up on it.  A connection of
+ * another session that is fenced, or that its client closed or reset:
+ * what it still holds must not reach the device after what @c sends.
+ * Unless the export is shared, the sessions that write to it are one
+ * writer after another, whichever host: any such connection; on a shared
+ * export, where other hosts' connections are their own affair, only
+ * those of @c's host (a restarted node of a cluster).
+ */
+static bool dst_client_fences(struct dst_client *c, struct dst_client *o)
+{
+	lockdep_assert_held(&c->exp->lock);
+
+	if (o == c || !o->session)
+		return false;
+	if (o->session == c->session)
+		return o->generation < c->generation;
+	if (c->exp->shared && !dst_client_same_host(c, o))
+		return false;
+	return o->fenced || dst_client_dead(o);
+}
+
+/*
+ * Whether a connection that @c waits for is still there; those not
+ * fenced yet are fenced now (one that @c found alive may have died
+ * since, maybe while waiting for its own elders).  @why: set when a
+ * newer connection of @c's session is open.
+ */
+static bool dst_client_waits(struct dst_client *c, const char **why)
 {
 	struct dst_export *exp = c->exp;
+	bool waits = false, fenced = false;
 	struct dst_client *o;
-	bool older = false;
 
 	mutex_lock(&exp->lock);
-	list_for_each_entry(o, &exp->clients, list)
-		older |= o != c && o->session == c->session &&
-			 o->generation < c->generation;
+	list_for_each_entry(o, &exp->clients, list) {
+		if (o != c && o->session == c->session &&
+		    o->generation >= c->generation) {
+			*why = "a newer connection of this client is open";
+			break;
+		}
+		if (!dst_client_fences(c, o))
+			continue;
+		waits = true;
+		if (!o->fenced) {
+			WRITE_ONCE(o->fenced, true);
+			kernel_sock_shutdown(o->sock, SHUT_RDWR);
+			fenced = true;
+		}
+	}
 	mutex_unlock(&exp->lock);
-	return older;
+	/* One of them may be waiting to fence its own elders. */
+	if (fenced)
+		wake_up(&exp->wait);
+	return waits;
 }
 
 /*
@@ -515,8 +608,7 @@ static struct dst_client *dst_client_writer(struct dst_client *c, u64 session)
 	list_for_each_entry(o, &exp->clients, list)
 		if (!exp->shared && !c->read_only && !o->read_only &&
 		    o->session && o->session != session && !o->fenced &&
-		    (READ_ONCE(o->sock->sk->sk_state) == TCP_ESTABLISHED ||
-		     atomic_read(&o->inflight)))
+		    !dst_client_dead(o))
 			return o;
 	return NULL;
 }
@@ -527,8 +619,9 @@ static struct dst_client *dst_client_writer(struct dst_client *c, u64 session)
  * session may write, so that two hosts never write to the device unknown
  * to each other (two mirrors with one leg would diverge silently).  A
  * connection that is not answered yet counts, so two newcomers cannot
- * both pass; one its client closed (a leg just removed) does not, once
- * its writes are done.  false, with @reason, when refused.
+ * both pass; one its client closed or reset (a leg just removed) does
+ * not: it is fenced and waited for (dst_client_fence()).  false, with
+ * @reason, when refused.
  */
 static bool dst_client_join(struct dst_client *c, u64 session, u32 generation,
 			    char *reason)
@@ -570,12 +663,15 @@ static bool dst_client_join(struct dst_client *c, u64 session, u32 generation,
 }
 
 /*
- * A client connected again: its older connections (it gave up on them)
- * are fenced before this one is answered.  Each stops reading requests
- * and is gone once the requests it started are done, so that none of
- * them can reach the device after what the client sends from now on (it
- * sends again what it did not see answered).  NULL, or why this
- * connection is refused.
+ * Before @c is answered, the connections it must not overtake are fenced
+ * (dst_client_fences()): the older ones of its session (a client that
+ * connected again gave up on them) and those of other sessions that their
+ * clients closed or reset (a leg removed and added again, a storage made
+ * again, a host restarted).  Each stops reading requests (what it had not
+ * started is dropped) and is gone once the requests it started are done,
+ * so that none of them can reach the device after what the client sends
+ * from now on (it sends again what it did not see answered).  NULL, or
+ * why this connection is refused.
  */
 static const char *dst_client_fence(struct dst_client *c)
 {
@@ -583,26 +679,7 @@ static const char *dst_client_fence(struct dst_client *c)
 	long timeout = DST_HELLO_TIMEOUT;
 	struct dst_export *exp = c->exp;
 	const char *why = NULL;
-	struct dst_client *o;
 
-	mutex_lock(&exp->lock);
-	list_for_each_entry(o, &exp->clients, list) {
-		if (o == c || o->session != c->session)
-			continue;
-		if (o->generation >= c->generation) {
-			why = "a newer connection of this client is open";
-			break;
-		}
-		if (!o->fenced) {
-			WRITE_ONCE(o->fenced, true);
-			kernel_sock_shutdown(o->sock, SHUT_RDWR);
-		}
-	}
-	mutex_unlock(&exp->lock);
-	/* One of them may be waiting to fence its own elders. */
-	wake_up(&exp->wait);
-	if (why)
-		return why;
 	/* wait_woken(): the check takes a mutex, so it runs awake. */
 	add_wait_queue(&exp->wait, &wait);
 	for (;;) {
@@ -610,10 +687,15 @@ static const char *dst_client_fence(struct dst_client *c)
 			why = "a newer connection of this client is open";
 			break;
 		}
-		if (!dst_client_older(c))
+		/* Its client gave up on it too: none waits for it then. */
+		if (dst_client_dead(c)) {
+			why = "connection closed during the handshake";
+			break;
+		}
+		if (!dst_client_waits(c, &why) || why)
 			break;
 		if (!timeout) {
-			why = "an older connection of this client is still busy";
+			why = "an older connection is still busy";
 			break;
 		}
 		timeout = wait_woken(&wait, TASK_UNINTERRUPTIBLE, timeout);
@@ -816,9 +898,19 @@ static void dst_client_serve(struct dst_client *c)
 
 		wait_event(c->wait,
 			   atomic_read(&c->inflight) < DST_SERVER_DEPTH);
-		/* A newer connection of the client took over. */
-		if (READ_ONCE(c->fenced))
+		/*
+		 * Fenced: a newer connection took over.  Dead: the client
+		 * closed or reset it and wants nothing still queued on it
+		 * done.  Checked again before the bio is submitted (write
+		 * data may take long to come); a newcomer that finds this
+		 * connection dead fences it and waits for it to be gone
+		 * (dst_client_fence()).  The request counts from here on.
+		 */
+		atomic_inc(&c->inflight);
+		if (dst_client_stopped(c)) {
+			dst_client_put(c);
 			return;
+		}
 		err = dst_client_handle(c, &req);
 		if (err) {
 			why = c->tls ? dst_tls_recv_error(err) : NULL;
