@@ -84,8 +84,11 @@ corrupt /dev/ram2 100 2000 9000
 corrupt /dev/ram3 100 5000
 sum1=$(dev_sha /dev/ram1 64)
 sum2=$(dev_sha /dev/ram2 64)
+# Paced to 1 MiB/s, so that it still runs when the second one comes.
+echo 1024 >"/sys/block/${M#/dev/}/dst/resync_max"
 expect_ok bounded 30 dstadm verify m
 expect_error 1 "a verify of the mirror is running" bounded 30 dstadm verify m
+echo 200000 >"/sys/block/${M#/dev/}/dst/resync_max"
 expect_ok bounded 120 dstadm wait m --timeout 100
 [[ "$(storage_field m mismatches)" == 4 ]] ||
 	fail "verify found $(storage_field m mismatches) blocks, not 4"
