@@ -15,7 +15,7 @@
 #   tests/run.sh bench             build, fio on brd, dst and nbd in one guest (no pass/fail)
 #   tests/run.sh image             build the guest image if needed, print its dir
 # Env: KVER, DST_KO (module to test, default src/dst_storage.ko), DST_GUEST_TIMEOUT
-# (whole guest run, default 2400 s), DST_TEST_TIMEOUT (per test, default 300 s),
+# (whole guest run, default 2700 s), DST_TEST_TIMEOUT (per test, default 300 s),
 # DST_GUEST_ENV=NAME=VALUE,... (settings of the guest tests, e.g.
 # DST_WIRE_FUZZ=2000000),
 # DST_CACHE, DST_KVM=1, DST_VM_LIVE=1 (show the guest console live).
@@ -166,7 +166,7 @@ cmd_guest() {
 	[[ -z "$pattern" ]] || extra+=("dsttest.tests=$pattern")
 	[[ -z "${DST_GUEST_ENV:-}" ]] || extra+=("dsttest.env=$DST_GUEST_ENV")
 	prepare_guest
-	boot_guest "$out" test "${DST_GUEST_TIMEOUT:-2400}" "${extra[@]}" && finished=1
+	boot_guest "$out" test "${DST_GUEST_TIMEOUT:-2700}" "${extra[@]}" && finished=1
 	echo "guest: run took $((SECONDS - start)) s"
 	report "$out" "$finished"
 }
