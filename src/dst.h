@@ -27,6 +27,7 @@ struct dst_remote;
 
 #define DST_MAX_REQUEST		SZ_1M	/* bytes per READ/WRITE */
 #define DST_MAX_SIZE		BIT_ULL(60)	/* bytes of a node or storage */
+#define DST_MAX_PHYSICAL_BLOCK	SZ_64K	/* an export's physical block size */
 #define DST_MAX_DEPTH		32	/* storages on storages, on this host */
 
 /*

@@ -1009,6 +1009,10 @@ static int dst_remote_handshake(struct dst_remote *r, struct socket *sock,
 		return -EPROTONOSUPPORT;
 	}
 	flags = be32_to_cpu(rep->flags);
+	if (flags & ~(DST_EXPORT_READ_ONLY | DST_EXPORT_AUTH)) {
+		*why = "the export sent unknown flags";
+		return -EPROTO;
+	}
 	if (r->auth && (!authed || !(flags & DST_EXPORT_AUTH))) {
 		*why = "the export did not prove the secret";
 		return -EACCES;
@@ -1025,6 +1029,11 @@ static int dst_remote_handshake(struct dst_remote *r, struct socket *sock,
 	    h->size & (lim->logical_block_size - 1) ||
 	    max < lim->logical_block_size) {
 		*why = "the export sent impossible sizes";
+		return -EPROTO;
+	}
+	/* It becomes io_min and the discard granularity. */
+	if (pbs > DST_MAX_PHYSICAL_BLOCK) {
+		*why = "the export's physical block size is over 64 KiB";
 		return -EPROTO;
 	}
 	lim->physical_block_size = pbs;

@@ -504,7 +504,7 @@ static bool dst_client_auth(struct dst_client *c, const struct dst_hello *hello)
 		goto refuse;
 	}
 	if (be32_to_cpu(a.magic) != DST_AUTH_MAGIC ||
-	    be16_to_cpu(a.version) != DST_PROTO_VERSION ||
+	    be16_to_cpu(a.version) != DST_PROTO_VERSION || a.reserved ||
 	    !dst_auth_check(exp->auth, false, hello->challenge, schal,
 			    a.response)) {
 		why = "wrong answer to the challenge";

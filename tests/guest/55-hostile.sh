@@ -9,7 +9,10 @@
 # has one deadline on both ends (trickle: a hello one byte a second;
 # slow-hello: a hello reply likewise against import --timeout 3).  All
 # three seen failing on 262ada2 (read hung; hello taken after 48 s;
-# import held for the whole 112 s reply).
+# import held for the whole 112 s reply).  Kernel review K2-M3: a hello
+# reply with a physical block size of 1 GiB (huge-pbs) or an unknown
+# export flag (bad-flags) is refused with its reason; both were imported
+# on 20f0e7d.
 set -euo pipefail
 # shellcheck source=tests/guest/remote-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/remote-lib.sh"
@@ -118,8 +121,16 @@ server_case() {
 	out=$(bounded 90 dstadm import "$name" --remote 127.0.0.1:"$port" --timeout "$tmo" 2>&1) || rc=$?
 	echo "$out"
 	case "$c" in
-	bad-hello | eversion | bad-bs | slow-hello)
+	bad-hello | eversion | bad-bs | huge-pbs | bad-flags | slow-hello)
 		((rc != 0 && rc != 124)) || fail "$c: import exited $rc, expected a failure"
+		# Kernel review K2-M3: a physical block size of 1 GiB (it
+		# becomes io_min) and unknown flags were taken on 20f0e7d.
+		case "$c" in
+		huge-pbs) grep -q 'physical block size is over 64 KiB' <<<"$out" ||
+			fail "$c: the import's error does not say why" ;;
+		bad-flags) grep -q 'unknown flags' <<<"$out" ||
+			fail "$c: the import's error does not say why" ;;
+		esac
 		((SECONDS - start <= 3 * tmo + 5)) ||
 			fail "$c: import took $((SECONDS - start)) s with --timeout $tmo"
 		if status_json | jq -e --arg n "$name" '.storages[] | select(.name == $n)' >/dev/null; then
@@ -179,7 +190,7 @@ server_case() {
 }
 
 for c in ok wrong-handle short-reply garbage bad-status long-read silent stall-data \
-	bad-hello eversion bad-bs slow-hello; do
+	bad-hello eversion bad-bs huge-pbs bad-flags slow-hello; do
 	server_case "$c" 0
 done
 # The same misbehaviour after some good replies, on a disk in use.

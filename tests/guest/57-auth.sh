@@ -2,7 +2,8 @@
 # Shared secrets.  dstadm refuses a secret file that group or others may
 # read.  An export with a secret lets in only a client that proves it:
 # raw clients with no secret, a wrong one, or a handshake replayed from an
-# earlier session (same challenge, recorded answer) are refused, and a
+# earlier session (same challenge, recorded answer) or an answer with a
+# reserved field set are refused, and a
 # client with the wrong secret cannot verify the export's answer either;
 # imports likewise, with a clear reason.  The right secret works, with
 # CRC-32C on, under fio verify.  The secret is never readable back: not in
@@ -52,11 +53,14 @@ expect_ok bounded 60 "$DSTSEC" --secret /tmp/s.good client 127.0.0.1 $PORT ok
 expect_ok bounded 60 "$DSTSEC" client 127.0.0.1 $PORT denied
 expect_ok bounded 60 "$DSTSEC" --secret /tmp/s.bad client 127.0.0.1 $PORT refused
 expect_ok bounded 60 "$DSTSEC" --secret /tmp/s.good client 127.0.0.1 $PORT replay
+# Kernel review K2-M3: an answer with its reserved field set (20f0e7d
+# let it in).
+expect_ok bounded 60 "$DSTSEC" --secret /tmp/s.good client 127.0.0.1 $PORT auth-reserved
 # An export without a secret refuses a client that wants the handshake.
 expect_ok bounded 60 "$DSTSEC" --secret /tmp/s.good client 127.0.0.1 $((PORT + 1)) denied
-[[ "$(export_field e0 auth_failed)" == 3 ]] ||
-	fail "e0 counted $(export_field e0 auth_failed) failed handshakes, want 3"
-log "raw clients: right secret in; none, wrong, replayed refused and counted"
+[[ "$(export_field e0 auth_failed)" == 4 ]] ||
+	fail "e0 counted $(export_field e0 auth_failed) failed handshakes, want 4"
+log "raw clients: right secret in; none, wrong, replayed, reserved set refused and counted"
 
 # --- imports -----------------------------------------------------------------
 expect_error 1 "does not know the secret" dstadm import r9 --remote 127.0.0.1:$PORT \

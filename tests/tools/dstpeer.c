@@ -40,8 +40,9 @@
  *	1 MiB), answers the first GOOD requests correctly (default 0) and then
  *	misbehaves per CASE: ok wrong-handle short-reply garbage bad-status
  *	long-read silent stall-data (a READ reply header and half its data,
- *	then nothing) bad-hello eversion bad-bs slow-hello (the hello reply
- *	one byte a second, whatever GOOD says).  Exit 0 when the client
+ *	then nothing) bad-hello eversion bad-bs huge-pbs (a physical
+ *	block size of 1 GiB) bad-flags (an unknown export flag) slow-hello
+ *	(the hello reply one byte a second, whatever GOOD says).  Exit 0 when the client
  *	closed the connection, 1 when the client broke the protocol, 2 on a
  *	usage or setup error, 3 when SECONDS (default 60) ran out.
  */
@@ -920,7 +921,7 @@ static void on_alarm(int sig)
 enum srv_case {
 	S_OK, S_WRONG_HANDLE, S_SHORT_REPLY, S_GARBAGE, S_BAD_STATUS,
 	S_LONG_READ, S_SILENT, S_STALL_DATA, S_BAD_HELLO, S_EVERSION, S_BAD_BS,
-	S_SLOW_HELLO,
+	S_SLOW_HELLO, S_HUGE_PBS, S_BAD_FLAGS,
 };
 
 static const char *const srv_cases[] = {
@@ -930,6 +931,7 @@ static const char *const srv_cases[] = {
 	[S_SILENT] = "silent", [S_STALL_DATA] = "stall-data",
 	[S_BAD_HELLO] = "bad-hello", [S_EVERSION] = "eversion",
 	[S_BAD_BS] = "bad-bs", [S_SLOW_HELLO] = "slow-hello",
+	[S_HUGE_PBS] = "huge-pbs", [S_BAD_FLAGS] = "bad-flags",
 };
 
 static bool misbehaved;
@@ -1042,7 +1044,9 @@ static int cmd_server(int argc, char **argv)
 	hr.version = htobe16(DST_PROTO_VERSION);
 	hr.size = htobe64(size);
 	hr.logical_block_size = htobe32(c == S_BAD_BS ? 3000 : SRV_LBS);
-	hr.physical_block_size = htobe32(SRV_PBS);
+	hr.physical_block_size = htobe32(c == S_HUGE_PBS ? 1U << 30 : SRV_PBS);
+	if (c == S_BAD_FLAGS)
+		hr.flags = htobe32(1U << 31);
 	hr.max_request = htobe32(SRV_MAXREQ);
 	hr.features = htobe64(be64toh(h.features) & (DST_FEAT_FLUSH | DST_FEAT_FUA));
 	if (c == S_EVERSION) {
@@ -1063,7 +1067,8 @@ static int cmd_server(int argc, char **argv)
 		return 1;
 	}
 	srv_send(fd, &hr, sizeof(hr));
-	if (c == S_BAD_HELLO || c == S_EVERSION || c == S_BAD_BS) {
+	if (c == S_BAD_HELLO || c == S_EVERSION || c == S_BAD_BS ||
+	    c == S_HUGE_PBS || c == S_BAD_FLAGS) {
 		say("sent a %s hello reply; waiting for the client to close", srv_cases[c]);
 		srv_drain(fd);
 	}

@@ -13,6 +13,8 @@
  *			closed, never a hello reply that lets I/O in (no or
  *			wrong secret); with --secret the server's answer
  *			must not verify
+ *	auth-reserved	with the right --secret, an answer whose reserved
+ *			field is not 0: the handshake fails as for "refused"
  *	replay		with the right --secret: a good session, then a new
  *			one that sends the same challenge and replays the
  *			recorded answer: the server's challenge must be new
@@ -116,7 +118,7 @@ static void client_refused(const char *host, const char *port, int want)
 	if (want != -1 && err != want)
 		fail("expected %s, got %s", status_name(want),
 		     err < 0 ? "the connection closed" : status_name(err));
-	if (secret_len && c.server_proved)
+	if (secret_len && c.server_proved && !wire_auth_reserved)
 		fail("the server's answer verified with a wrong secret");
 	say("refused: %s%s%s", err < 0 ? "connection closed" : status_name(err),
 	    err > 0 ? ": " : "", err > 0 ? c.reason : "");
@@ -220,7 +222,12 @@ static int cmd_client(int argc, char **argv)
 		client_refused(host, port, DST_EPERM);
 	else if (!strcmp(c, "refused"))
 		client_refused(host, port, -1);
-	else if (!strcmp(c, "replay"))
+	else if (!strcmp(c, "auth-reserved")) {
+		if (!secret_len)
+			die("auth-reserved needs --secret");
+		wire_auth_reserved = 1;
+		client_refused(host, port, -1);
+	} else if (!strcmp(c, "replay"))
 		client_replay(host, port);
 	else if (!strcmp(c, "flip"))
 		client_flip(host, port, arg);

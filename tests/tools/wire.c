@@ -325,6 +325,8 @@ int wire_serve_auth(int fd, const struct dst_hello *h, const uint8_t *secret,
 	return 0;
 }
 
+uint16_t wire_auth_reserved;
+
 int wire_handshake(struct wire_conn *c, const char *host, const char *port,
 		   const uint8_t *secret, size_t slen, uint64_t features,
 		   const uint8_t *cchal, const uint8_t *replay)
@@ -374,6 +376,7 @@ int wire_handshake(struct wire_conn *c, const char *host, const char *port,
 		memset(&m.a, 0, sizeof(m.a));
 		m.a.magic = htobe32(DST_AUTH_MAGIC);
 		m.a.version = htobe16(DST_PROTO_VERSION);
+		m.a.reserved = htobe16(wire_auth_reserved);
 		if (replay)
 			memcpy(m.a.response, replay, DST_RESPONSE_LEN);
 		else

@@ -102,6 +102,8 @@ struct wire_conn {
  * reply's error (DST_OK: @c is ready), or -1 if the server closed the
  * connection without a hello reply.
  */
+/* The reserved field of the client's auth message (0; tests set it). */
+extern uint16_t wire_auth_reserved;
 int wire_handshake(struct wire_conn *c, const char *host, const char *port,
 		   const uint8_t *secret, size_t slen, uint64_t features,
 		   const uint8_t *cchal, const uint8_t *replay);
