@@ -97,12 +97,19 @@ int dst_sock_file(struct socket *sock)
  * Release a connection, set up by dst_sock_setup() or not.  One with a
  * file (TLS) goes with the file's last reference, after fput() a moment
  * later; shut down first, so that a reference the agent may still hold
- * keeps no connection going.
+ * keeps no connection going.  sk_clear_memalloc() reclaims the socket's
+ * forward allocation, which softirq may still change while the socket is
+ * not closed yet: under the socket's lock, where sk_mem_reclaim() runs.
  */
 void dst_sock_release(struct socket *sock)
 {
-	if (sock_flag(sock->sk, SOCK_MEMALLOC))
-		sk_clear_memalloc(sock->sk);
+	struct sock *sk = sock->sk;
+
+	if (sock_flag(sk, SOCK_MEMALLOC)) {
+		lock_sock(sk);
+		sk_clear_memalloc(sk);
+		release_sock(sk);
+	}
 	if (sock->file) {
 		kernel_sock_shutdown(sock, SHUT_RDWR);
 		fput(sock->file);
