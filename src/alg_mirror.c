@@ -21,6 +21,7 @@
 
 #include <linux/bio.h>
 #include <linux/bitmap.h>
+#include <linux/interval_tree_generic.h>
 #include <linux/kthread.h>
 #include <linux/log2.h>
 #include <linux/module.h>
@@ -52,7 +53,9 @@ struct dst_mirror_clone {
  * @behind:	write-behind legs it is sent to
  * @acked:	the bio completed before the behind legs answered
  * @serial:	in dst_mirror.behind_ios: later writes to its place wait
- * @behind_entry: its entry there
+ * @behind_node: its node there, an interval tree of the sectors
+ * @behind_last: its last sector, the interval's end
+ * @behind_subtree: the tree's largest last sector under @behind_node
  * @clean:	legs whose copy counts: in sync, or clean in this range
  * @good:	legs that wrote it
  * @kept:	a write failed on the last leg in sync, which stays in sync
@@ -76,7 +79,9 @@ struct dst_mirror_io {
 	unsigned long behind;
 	bool acked;
 	bool serial;
-	struct list_head behind_entry;
+	struct rb_node behind_node;
+	sector_t behind_last;
+	sector_t behind_subtree;
 	unsigned long clean;
 	unsigned long good;
 	bool kept;
@@ -87,6 +92,12 @@ struct dst_mirror_io {
 	struct work_struct work;
 	struct dst_mirror_clone clones[DST_MIRROR_MAX_LEGS];
 };
+
+#define DST_BEHIND_START(mio)	((mio)->sector)
+#define DST_BEHIND_LAST(mio)	((mio)->behind_last)
+INTERVAL_TREE_DEFINE(struct dst_mirror_io, behind_node, sector_t,
+		     behind_subtree, DST_BEHIND_START, DST_BEHIND_LAST,
+		     static inline, dst_behind)
 
 static struct workqueue_struct *dst_mirror_wq;
 
@@ -172,7 +183,7 @@ static void dst_mirror_write_done(struct dst_mirror_io *mio)
 	else if (ms->bm && !mio->acked)
 		held = dst_bitmap_hold_ack(ms->bm, bio);
 	if (mio->serial) {
-		list_del(&mio->behind_entry);
+		dst_behind_remove(mio, &ms->behind_ios);
 		if (!bio_list_empty(&ms->behind_waiting))
 			queue_work(dst_mirror_wq, &ms->behind_work);
 	}
@@ -376,13 +387,8 @@ static void dst_mirror_behind_work(struct work_struct *work)
 static bool dst_mirror_behind_overlaps(struct dst_mirror *ms, sector_t sector,
 				       unsigned int sectors)
 {
-	struct dst_mirror_io *mio;
-
-	list_for_each_entry(mio, &ms->behind_ios, behind_entry)
-		if (sector < mio->sector + mio->sectors &&
-		    mio->sector < sector + sectors)
-			return true;
-	return false;
+	return !!dst_behind_iter_first(&ms->behind_ios, sector,
+				       sector + sectors - 1);
 }
 
 /*
@@ -460,8 +466,10 @@ void dst_mirror_write(struct dst_mirror *ms, struct bio *bio)
 	for_each_set_bit(i, &mio->behind, DST_MIRROR_MAX_LEGS)
 		atomic_inc(&ms->legs[i]->behind);
 	mio->serial = mio->behind;
-	if (mio->serial)
-		list_add_tail(&mio->behind_entry, &ms->behind_ios);
+	if (mio->serial) {
+		mio->behind_last = mio->sector + mio->sectors - 1;
+		dst_behind_insert(mio, &ms->behind_ios);
+	}
 	spin_unlock_irq(&ms->lock);
 
 	for_each_set_bit(i, &mio->behind, DST_MIRROR_MAX_LEGS) {
@@ -703,7 +711,7 @@ static int dst_mirror_start(struct dst_storage *st, bool assume_clean,
 	ms->nr_regions = DIV_ROUND_UP_ULL(ms->sectors, 1ULL << ms->region_shift);
 	ms->window = DST_NO_REGION;
 	ms->verify_next = DST_NO_REGION;
-	INIT_LIST_HEAD(&ms->behind_ios);
+	ms->behind_ios = RB_ROOT_CACHED;
 	bio_list_init(&ms->behind_waiting);
 	INIT_WORK(&ms->behind_work, dst_mirror_behind_work);
 	atomic64_set(&ms->mismatches, 0);

@@ -111,7 +111,8 @@ struct dst_bitmap;
  * @left:	bytes resync still has to copy, about
  * @bm:		the write-intent bitmap, if the storage has one
  * @started:	enum dst_start: what the start trusted
- * @behind_ios: writes with copies in flight to write-behind legs
+ * @behind_ios: writes with copies in flight to write-behind legs, an
+ *		interval tree of their sectors
  * @behind_waiting: writes that overlap one of them, to be sent after it
  * @behind_work: sends them, from process context
  * @verify_next: the region verify compares next; DST_NO_REGION: none runs
@@ -146,7 +147,7 @@ struct dst_mirror {
 	u64 left;
 	struct dst_bitmap *bm;
 	enum dst_start started;
-	struct list_head behind_ios;
+	struct rb_root_cached behind_ios;
 	struct bio_list behind_waiting;
 	struct work_struct behind_work;
 	u64 verify_next;
