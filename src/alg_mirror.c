@@ -287,10 +287,16 @@ static void dst_mirror_behind_endio(struct bio *copy)
 	dst_mirror_leg_wrote(c, REQ_OP_WRITE, status);
 }
 
+#define DST_BEHIND_GFP	(GFP_NOIO | __GFP_NORETRY | __GFP_NOMEMALLOC | \
+			 __GFP_NOWARN)
+
 /*
  * A copy of @mio's data for write-behind leg @i, which may get it after
  * the bio completed and its pages went back to their owner (md copies
- * for its behind writes too); false if memory is short.
+ * for its behind writes too); false if memory is short: the leg then
+ * gets the write as the others do, not behind.  No retries and no
+ * emergency reserves: on the reclaim path (swap to the mirror) they
+ * would go to copies that the plain write does without.
  */
 static bool dst_mirror_copy(struct dst_mirror_io *mio, unsigned int i)
 {
@@ -300,12 +306,12 @@ static bool dst_mirror_copy(struct dst_mirror_io *mio, unsigned int i)
 	struct page *page;
 
 	n = DIV_ROUND_UP(size, PAGE_SIZE);
-	copy = bio_kmalloc(n, GFP_NOIO | __GFP_NOWARN);
+	copy = bio_kmalloc(n, DST_BEHIND_GFP);
 	if (!copy)
 		return false;
 	bio_init(copy, NULL, copy->bi_inline_vecs, n, mio->bio->bi_opf);
 	for (k = 0; k < n; k++) {
-		page = alloc_page(GFP_NOIO | __GFP_NOWARN);
+		page = alloc_page(DST_BEHIND_GFP);
 		if (!page) {
 			dst_mirror_copy_free(copy);
 			return false;
