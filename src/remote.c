@@ -526,8 +526,8 @@ static void dst_remote_sized(struct dst_remote *r, u64 size)
 	WRITE_ONCE(r->size, size);
 	if (size <= old)
 		return;
-	pr_info("dst%u: node%u: %pISpc grew to %llu bytes\n",
-		r->node->st->id, r->node->id, &r->addr, size);
+	pr_info_ratelimited("dst%u: node%u: %pISpc grew to %llu bytes\n",
+			    r->node->st->id, r->node->id, &r->addr, size);
 	dst_storage_grow_later();
 }
 
@@ -808,8 +808,8 @@ static int dst_remote_resend(struct dst_remote *r)
 	spin_unlock(&r->lock);
 	mutex_unlock(&r->tx_lock);
 	if (n)
-		pr_info("dst%u: node%u: %u held request(s) sent again\n",
-			r->node->st->id, r->node->id, n);
+		pr_info_ratelimited("dst%u: node%u: %u held request(s) sent again\n",
+				    r->node->st->id, r->node->id, n);
 	return err;
 }
 
@@ -850,8 +850,9 @@ static void dst_remote_timeout_work(struct work_struct *work)
 	spin_unlock(&r->lock);
 
 	if (expired) {
-		pr_err("dst%u: node%u: %pISpc: request timed out after %lu s, closing the connection\n",
-		       r->node->st->id, r->node->id, &r->addr, r->timeout / HZ);
+		pr_err_ratelimited("dst%u: node%u: %pISpc: request timed out after %lu s, closing the connection\n",
+				   r->node->st->id, r->node->id, &r->addr,
+				   r->timeout / HZ);
 		dst_remote_kill(r);
 	}
 	if (dead) {
@@ -897,8 +898,9 @@ static int dst_remote_refused(struct dst_remote *r,
 	u16 error = be16_to_cpu(rep->error);
 
 	/* Its words, not ours: escaped, so that it cannot forge log lines. */
-	pr_err("%pISpc refused the connection: %*pE\n", &r->addr,
-	       (int)strnlen(rep->reason, DST_REASON_LEN), rep->reason);
+	pr_err_ratelimited("%pISpc refused the connection: %*pE\n", &r->addr,
+			   (int)strnlen(rep->reason, DST_REASON_LEN),
+			   rep->reason);
 	switch (error) {
 	case DST_EVERSION:
 		*why = "the export speaks another protocol version";
@@ -1003,8 +1005,9 @@ static int dst_remote_handshake(struct dst_remote *r, struct socket *sock,
 	if (rep->error)
 		return dst_remote_refused(r, rep, why);
 	if (be16_to_cpu(rep->version) != DST_PROTO_VERSION) {
-		pr_err("%pISpc speaks protocol version %u, this module %u\n",
-		       &r->addr, be16_to_cpu(rep->version), DST_PROTO_VERSION);
+		pr_err_ratelimited("%pISpc speaks protocol version %u, this module %u\n",
+				   &r->addr, be16_to_cpu(rep->version),
+				   DST_PROTO_VERSION);
 		*why = "the export speaks another protocol version";
 		return -EPROTONOSUPPORT;
 	}
@@ -1193,14 +1196,14 @@ static int dst_remote_redial(struct dst_remote *r)
 		}
 		/* Each new reason once, not each attempt. */
 		if (why != logged)
-			pr_warn("dst%u: node%u: %pISpc: %s (%d), trying again\n",
-				r->node->st->id, r->node->id, &r->addr, why,
-				err);
+			pr_warn_ratelimited("dst%u: node%u: %pISpc: %s (%d), trying again\n",
+					    r->node->st->id, r->node->id,
+					    &r->addr, why, err);
 		logged = why;
 	}
-	pr_info("dst%u: node%u: reconnected to %pISpc after %lu s\n",
-		r->node->st->id, r->node->id, &r->addr,
-		(jiffies - r->down_since) / HZ);
+	pr_info_ratelimited("dst%u: node%u: reconnected to %pISpc after %lu s\n",
+			    r->node->st->id, r->node->id, &r->addr,
+			    (jiffies - r->down_since) / HZ);
 	dst_event(r->node->st, r->node->id, DST_EVENT_NODE_UP, 0, GFP_KERNEL);
 	return 0;
 }
@@ -1236,9 +1239,9 @@ static int dst_remote_thread(void *data)
 	do {
 		err = dst_remote_rx(r, &why);
 		if (!READ_ONCE(r->stopping)) {
-			pr_err("dst%u: node%u: %pISpc: %s (%d), reconnecting\n",
-			       r->node->st->id, r->node->id, &r->addr, why,
-			       err);
+			pr_err_ratelimited("dst%u: node%u: %pISpc: %s (%d), reconnecting\n",
+					   r->node->st->id, r->node->id,
+					   &r->addr, why, err);
 			dst_event(r->node->st, r->node->id, DST_EVENT_NODE_DOWN,
 				  0, GFP_KERNEL);
 		}

@@ -197,5 +197,29 @@ done
 for c in wrong-handle short-reply garbage bad-status long-read silent stall-data; do
 	server_case "$c" 3
 done
+
+# Kernel review K2-M9: an export that closes every connection right after
+# its hello reply makes the client disconnect and reconnect about ten
+# times a second; its log lines about them stay rate-limited (20f0e7d
+# printed two or three per cycle).
+port=$((PORT + 700))
+"$DSTPEER" server "$port" $((64 << 20)) flap 80 90 >/tmp/srv.flap.log 2>&1 &
+spid=$!
+BG_PIDS+=("$spid")
+wait_for 10 "dstpeer server listening" grep -q listening /tmp/srv.flap.log
+mark=$(dmesg | wc -l)
+start=$SECONDS
+rc=0
+out=$(bounded 90 dstadm import flap --remote 127.0.0.1:"$port" --timeout 10 --dead-timeout 2 2>&1) || rc=$?
+echo "$out"
+((rc != 0)) || IMPORTS+=(flap)
+wait_for 60 "flap: 80 connections served" not_running "$spid"
+wait "$spid" || fail "flap: dstpeer server exited $?"
+BG_PIDS=()
+lines=$(dmesg | tail -n +$((mark + 1)) | grep -c "127\.0\.0\.1:$port\|held request" || true)
+max=$((3 * $(ratelimit_max "$start")))
+log "flap: 80 connections in $((SECONDS - start)) s, $lines kernel log lines about them (at most $max)"
+((lines <= max)) || fail "flap: $lines log lines for 80 reconnects: not rate-limited (at most $max)"
+((rc != 0)) || undo_import flap
 nothing_left
 log "hostile peers: ok"

@@ -42,7 +42,9 @@
  *	long-read silent stall-data (a READ reply header and half its data,
  *	then nothing) bad-hello eversion bad-bs huge-pbs (a physical
  *	block size of 1 GiB) bad-flags (an unknown export flag) slow-hello
- *	(the hello reply one byte a second, whatever GOOD says).  Exit 0 when the client
+ *	(the hello reply one byte a second, whatever GOOD says) flap (GOOD
+ *	connections, default 50, one after the other: each gets a good hello
+ *	reply and is closed at once).  Exit 0 when the client
  *	closed the connection, 1 when the client broke the protocol, 2 on a
  *	usage or setup error, 3 when SECONDS (default 60) ran out.
  */
@@ -921,7 +923,7 @@ static void on_alarm(int sig)
 enum srv_case {
 	S_OK, S_WRONG_HANDLE, S_SHORT_REPLY, S_GARBAGE, S_BAD_STATUS,
 	S_LONG_READ, S_SILENT, S_STALL_DATA, S_BAD_HELLO, S_EVERSION, S_BAD_BS,
-	S_SLOW_HELLO, S_HUGE_PBS, S_BAD_FLAGS,
+	S_SLOW_HELLO, S_HUGE_PBS, S_BAD_FLAGS, S_FLAP,
 };
 
 static const char *const srv_cases[] = {
@@ -932,6 +934,7 @@ static const char *const srv_cases[] = {
 	[S_BAD_HELLO] = "bad-hello", [S_EVERSION] = "eversion",
 	[S_BAD_BS] = "bad-bs", [S_SLOW_HELLO] = "slow-hello",
 	[S_HUGE_PBS] = "huge-pbs", [S_BAD_FLAGS] = "bad-flags",
+	[S_FLAP] = "flap",
 };
 
 static bool misbehaved;
@@ -984,6 +987,34 @@ static void __attribute__((noreturn)) srv_drain(int fd)
 	exit(0);
 }
 
+/* flap: @n connections, each closed right after a good hello reply. */
+static int srv_flap(int ls, uint64_t size, uint64_t n)
+{
+	struct dst_hello_reply hr = {
+		.magic = htobe32(DST_HELLO_MAGIC),
+		.version = htobe16(DST_PROTO_VERSION),
+		.size = htobe64(size),
+		.logical_block_size = htobe32(SRV_LBS),
+		.physical_block_size = htobe32(SRV_PBS),
+		.max_request = htobe32(SRV_MAXREQ),
+	};
+	struct dst_hello h;
+	uint64_t i;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		fd = accept(ls, NULL, NULL);
+		if (fd < 0)
+			die("accept: %s", strerror(errno));
+		if (read_full(fd, &h, sizeof(h)) == (ssize_t)sizeof(h))
+			write_full(fd, &hr, sizeof(hr));
+		close(fd);
+	}
+	say("%llu connections closed after their hello reply",
+	    (unsigned long long)n);
+	return 0;
+}
+
 static int cmd_server(int argc, char **argv)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
@@ -1024,6 +1055,8 @@ static int cmd_server(int argc, char **argv)
 	say("server case %s, size %llu, %llu good replies first, %llu s limit; listening on 127.0.0.1:%s",
 	    srv_cases[c], (unsigned long long)size, (unsigned long long)good,
 	    (unsigned long long)secs, argv[0]);
+	if (c == S_FLAP)
+		return srv_flap(ls, size, good ?: 50);
 	fd = accept(ls, NULL, NULL);
 	if (fd < 0)
 		die("accept: %s", strerror(errno));
