@@ -311,7 +311,11 @@ static u64 dst_resync_next(struct dst_mirror *ms)
 	return best;
 }
 
-/* The leg in sync with the fewest I/Os in flight; lock held. */
+/*
+ * The leg in sync with the fewest I/Os in flight, one that is not
+ * write-mostly (a write-behind leg is one too: far away, or slow) if
+ * there is one, as reads pick; lock held.
+ */
 static struct dst_leg *dst_resync_source(struct dst_mirror *ms)
 {
 	struct dst_leg *leg, *best = NULL;
@@ -319,9 +323,13 @@ static struct dst_leg *dst_resync_source(struct dst_mirror *ms)
 
 	for_each_set_bit(i, &ms->present, DST_MIRROR_MAX_LEGS) {
 		leg = ms->legs[i];
-		if (leg->sync == DST_SYNC_IN_SYNC &&
-		    (!best || atomic_read(&leg->inflight) <
-			      atomic_read(&best->inflight)))
+		if (leg->sync != DST_SYNC_IN_SYNC)
+			continue;
+		if (!best ||
+		    (best->node->write_mostly && !leg->node->write_mostly) ||
+		    (best->node->write_mostly == leg->node->write_mostly &&
+		     atomic_read(&leg->inflight) <
+		     atomic_read(&best->inflight)))
 			best = leg;
 	}
 	return best;
@@ -840,6 +848,21 @@ static void dst_resync_regions(struct dst_resync *rs, unsigned int n)
  * the blocks that differ, and sets @differ to the legs that do.  A leg
  * that fails is failed and left out of @legs.
  */
+/*
+ * The leg of @legs that verify compares the others with and repairs
+ * them from: the first that is not write-mostly, else the first.
+ */
+static unsigned int dst_verify_source(struct dst_mirror *ms,
+				      unsigned long legs)
+{
+	unsigned int i;
+
+	for_each_set_bit(i, &legs, DST_MIRROR_MAX_LEGS)
+		if (!ms->legs[i]->node->write_mostly)
+			return i;
+	return find_first_bit(&legs, DST_MIRROR_MAX_LEGS);
+}
+
 static u64 dst_verify_piece(struct dst_resync_buf *buf, unsigned long *legs,
 			    unsigned long *differ)
 {
@@ -856,7 +879,7 @@ static u64 dst_verify_piece(struct dst_resync_buf *buf, unsigned long *legs,
 				buf->len);
 		*legs &= ~failed;
 	}
-	src = find_first_bit(legs, DST_MIRROR_MAX_LEGS);
+	src = dst_verify_source(ms, *legs);
 	for (b = 0; b < n; b++) {
 		any = false;
 		for_each_set_bit(i, legs, DST_MIRROR_MAX_LEGS) {
@@ -873,7 +896,8 @@ static u64 dst_verify_piece(struct dst_resync_buf *buf, unsigned long *legs,
 /*
  * Verify @region on the legs in sync, a piece at a time, inside the
  * window; with repair, copy each piece that differs from the first leg in
- * sync to the legs whose copy differs.
+ * sync that is not write-mostly (else the first) to the legs whose copy
+ * differs.
  */
 static void dst_verify_region(struct dst_resync *rs, u64 region)
 {
@@ -902,7 +926,7 @@ static void dst_verify_region(struct dst_resync *rs, u64 region)
 		differ &= legs;
 		if (!differ || !ms->verify_repair)
 			continue;
-		src = find_first_bit(&legs, DST_MIRROR_MAX_LEGS);
+		src = dst_verify_source(ms, legs);
 		if (dst_resync_io(buf, BIT(src), REQ_OP_READ)) {
 			dst_resync_fail(ms, BIT(src), "repair read", sector,
 					buf->len);

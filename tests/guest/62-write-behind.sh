@@ -8,7 +8,9 @@
 # read_bytes stay 0).  After "dstadm wait" nothing is behind and the legs
 # are identical.  A second write to a place whose copy to the leg is still
 # behind waits for that copy (the leg's export on dm-delay), a write
-# elsewhere does not.  --write-behind on a linear storage is refused.
+# elsewhere does not.  A leg added to a mirror whose first leg writes
+# behind is copied from the other one.  --write-behind on a linear
+# storage is refused.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -38,7 +40,7 @@ write_qd1() {
 		--runtime=4 --output-format=json --output="/tmp/fio-$1.json"
 }
 
-mirror_setup 2 64
+mirror_setup 3 64
 trap wb_cleanup EXIT
 expect_ok tc qdisc add dev lo root handle 1: prio
 expect_ok tc qdisc add dev lo parent 1:3 handle 30: netem delay 50ms
@@ -97,6 +99,25 @@ wait_for 30 "node1 to be behind by nothing" not_behind m
 all_in_sync m || fail "a leg is out of sync after the writes behind"
 legs_identical 64 /dev/ram0 /dev/ram1
 drop_storage m
+wait_for 30 "e1 to have no clients" field_is export_field e1 clients 0
+
+# --- resync reads from a leg that is not write-mostly ------------------------
+# Kernel review K2-M11: the write-behind leg comes first and, with no I/O
+# in flight anywhere, 20f0e7d copied a new leg from it (read_bytes 64 MiB).
+expect_ok bounded 30 dstadm create r --alg mirror
+STORAGES+=(r)
+expect_ok bounded 60 dstadm add r remote 127.0.0.1:$PORT --write-behind 16
+expect_ok bounded 30 dstadm add r local /dev/ram0
+expect_ok bounded 60 dstadm start r --assume-clean
+before=$(leg_field r 0 read_bytes)
+[[ "$(bounded 30 dstadm add r local /dev/ram2)" == node2 ]] || fail "add a third leg"
+expect_ok bounded 120 dstadm wait r --timeout 100
+all_in_sync r || fail "a leg of r is out of sync after its resync"
+[[ "$(leg_field r 0 read_bytes)" == "$before" ]] ||
+	fail "the resync read $(($(leg_field r 0 read_bytes) - before)) bytes from the write-behind leg"
+legs_identical 64 /dev/ram0 /dev/ram2
+drop_storage r
+log "resync: the new leg copied from the local leg, not the write-behind one"
 
 # --- a write to a place written behind waits for that copy ------------------
 # The leg's export writes through dm-delay (writes 3 s), not netem: the
