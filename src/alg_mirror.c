@@ -241,6 +241,18 @@ static void dst_mirror_leg_wrote(struct dst_mirror_clone *c, enum req_op op,
 		if (leg->sync == DST_SYNC_IN_SYNC) {
 			WRITE_ONCE(mio->kept, true);
 			dst_leg_mark_others(ms, leg, mio->sector, mio->sectors);
+			/*
+			 * A write behind, acknowledged once the others had
+			 * it, failed on the leg left in sync: the others
+			 * went out of sync meanwhile, and reads and any
+			 * resync now come from this leg, which lacks it (md
+			 * has the same double failure).
+			 */
+			if (READ_ONCE(mio->acked))
+				pr_err_ratelimited("%s: node%u failed an acknowledged write behind of %u sectors at %llu, and it is the last leg in sync: that data is only on legs out of sync\n",
+						   ms->st->name, leg->node->id,
+						   mio->sectors,
+						   (unsigned long long)mio->sector);
 		}
 		spin_unlock_irqrestore(&ms->lock, flags);
 		WRITE_ONCE(mio->status, status);
