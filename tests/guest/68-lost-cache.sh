@@ -87,6 +87,20 @@ checked() {
 	log "$1: the leg is in sync with every acknowledged write"
 }
 
+# restarted MIB PAUSE WHAT: MIB written, the export stopped for PAUSE
+# seconds, that MiB lost on its device, the export back: checked, and
+# the mirror taken down.
+restarted() {
+	write_mib "$1"
+	undo_export e
+	sleep "$2"
+	lose "$1"
+	do_export e /dev/ram1 127.0.0.1:$PORT
+	wait_for 60 "node1 connected again" node1_is state connected
+	checked "$3"
+	lost_teardown
+}
+
 # --- the leg failed; two sweeps before the export is back ----------------
 lost_setup --bitmap "$BM"
 write_mib 3
@@ -101,34 +115,15 @@ lost_teardown
 
 # --- no failed I/O: the export restarts while the mirror is idle ---------
 lost_setup --bitmap "$BM"
-write_mib 5
-undo_export e
-lose 5
-do_export e /dev/ram1 127.0.0.1:$PORT
-wait_for 60 "node1 connected again" node1_is state connected
-checked "idle mirror, export restarted"
-lost_teardown
+restarted 5 0 "idle mirror, export restarted"
 
 # --- I/O held through the outage: only the instance id tells -------------
 lost_setup --bitmap "$BM" -- --dead-timeout 60
-write_mib 7
-undo_export e
-sleep 6
-lose 7
-do_export e /dev/ram1 127.0.0.1:$PORT
-wait_for 60 "node1 connected again" node1_is state connected
-checked "held I/O, export restarted"
-lost_teardown
+restarted 7 6 "held I/O, export restarted"
 
 # --- without a bitmap: a restarted export is compared in full ------------
 lost_setup -- --dead-timeout 60
-write_mib 9
-undo_export e
-lose 9
-do_export e /dev/ram1 127.0.0.1:$PORT
-wait_for 60 "node1 connected again" node1_is state connected
-checked "no bitmap, export restarted"
-lost_teardown
+restarted 9 0 "no bitmap, export restarted"
 
 # --- a connection cut, the export still running: nothing to resync --------
 lost_setup --bitmap "$BM" -- --dead-timeout 60
