@@ -8,9 +8,15 @@
  * label tells the server's answer from the client's, so neither can be
  * reflected; the other end's fresh challenge makes a recorded answer
  * useless.  The secret itself lives only in the keyed transform.
+ *
+ * The secret is shared by every client of an export, so it cannot tell
+ * one client's session from another's: each session proves itself with a
+ * hash chain of its own (uapi DST_SESSION_SPAN), so that a client that
+ * saw another's session id cannot take that session over.
  */
 #include <crypto/algapi.h>
 #include <crypto/hash.h>
+#include <crypto/sha2.h>
 #include <linux/random.h>
 
 #include "dst.h"
@@ -73,4 +79,71 @@ bool dst_auth_check(struct crypto_shash *tfm, bool server, const u8 *cchal,
 	     !crypto_memneq(want, resp, DST_RESPONSE_LEN);
 	memzero_explicit(want, sizeof(want));
 	return ok;
+}
+
+/* One step of a session's hash chain, in place. */
+static void dst_session_step(u8 *v)
+{
+	static const char label[] = DST_SESSION_LABEL;
+	u8 buf[sizeof(label) + DST_CHALLENGE_LEN];
+
+	BUILD_BUG_ON(SHA256_DIGEST_SIZE != DST_CHALLENGE_LEN);
+	memcpy(buf, label, sizeof(label));
+	memcpy(buf + sizeof(label), v, DST_CHALLENGE_LEN);
+	sha256(buf, sizeof(buf), v);
+}
+
+/*
+ * A new session: another id, no connection yet, and with @proofs the
+ * chain of its proofs, of which every DST_SESSION_MARK-th value is kept.
+ */
+void dst_session_start(struct dst_session *s, bool proofs)
+{
+	u8 v[DST_CHALLENGE_LEN];
+	unsigned int i;
+	u64 id;
+
+	do {
+		id = get_random_u64();
+	} while (!id);
+	WRITE_ONCE(s->id, id);
+	s->generation = 0;
+	memset(s->marks, 0, sizeof(s->marks));
+	if (!proofs)
+		return;
+	get_random_bytes(v, sizeof(v));
+	for (i = 0; ; i++) {
+		if (i % DST_SESSION_MARK == 0)
+			memcpy(s->marks[i / DST_SESSION_MARK], v, sizeof(v));
+		if (i == DST_SESSION_SPAN)
+			break;
+		dst_session_step(v);
+	}
+	memzero_explicit(v, sizeof(v));
+}
+
+/* The proof of the session's connection of generation @s->generation. */
+void dst_session_proof(const struct dst_session *s, u8 *proof)
+{
+	unsigned int i = DST_SESSION_SPAN - s->generation;
+
+	memcpy(proof, s->marks[i / DST_SESSION_MARK], DST_CHALLENGE_LEN);
+	for (i %= DST_SESSION_MARK; i; i--)
+		dst_session_step(proof);
+}
+
+/*
+ * Whether @proof, hashed @steps times, is @older: the proof of the
+ * connection @steps generations after the one that showed @older.
+ */
+bool dst_session_proves(const u8 *proof, u32 steps, const u8 *older)
+{
+	u8 v[DST_CHALLENGE_LEN];
+
+	if (!steps || steps > DST_SESSION_SPAN)
+		return false;
+	memcpy(v, proof, sizeof(v));
+	while (steps--)
+		dst_session_step(v);
+	return !crypto_memneq(v, older, sizeof(v));
 }

@@ -440,6 +440,25 @@ int dst_auth_response(struct crypto_shash *tfm, bool server, const u8 *cchal,
 bool dst_auth_check(struct crypto_shash *tfm, bool server, const u8 *cchal,
 		    const u8 *schal, const u8 *resp);
 
+#define DST_SESSION_MARK	64	/* chain values kept: one in this many */
+
+/*
+ * A client's session (uapi DST_SESSION_SPAN), of a remote node.
+ * @id:		in every hello; not 0
+ * @generation:	connections tried so far, the newest's in its hello
+ * @marks:	values of the hash chain of its proofs, DST_SESSION_MARK
+ *		steps apart; all zero without a secret (no proofs)
+ */
+struct dst_session {
+	u64 id;
+	u32 generation;
+	u8 marks[DST_SESSION_SPAN / DST_SESSION_MARK + 1][DST_CHALLENGE_LEN];
+};
+
+void dst_session_start(struct dst_session *s, bool proofs);
+void dst_session_proof(const struct dst_session *s, u8 *proof);
+bool dst_session_proves(const u8 *proof, u32 steps, const u8 *older);
+
 /* Checksums of messages: crc.c */
 u32 dst_crc_buf(const void *buf, size_t len);
 u32 dst_crc_hdr(const void *hdr, size_t len, __be32 *field);

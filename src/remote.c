@@ -98,9 +98,9 @@ struct dst_remote_req {
  *		writes it had not flushed.  Counted before the connection
  *		is up, so before any request reaches the new instance
  * @up_wait:	woken each time the node is up again, if set (under @lock)
- * @session:	this client's id in every hello: the export fences the
- *		older connections of a session before it answers a new one
- * @generation:	connections tried so far, the newest's in its hello
+ * @session:	this client's id, connections and proofs: the export
+ *		fences the older connections of a session before it answers
+ *		a new one
  * @auth:	the keyed HMAC of the secret, NULL for none
  * @tls:	TLS on each connection, NULL for none
  * @tls_cipher:	enum dst_tls_cipher of the connection up now; 0: none
@@ -133,8 +133,7 @@ struct dst_remote {
 	u64 instance;
 	atomic_t restarts;
 	wait_queue_head_t *up_wait;
-	u64 session;
-	u32 generation;
+	struct dst_session session;
 	struct crypto_shash *auth;
 	struct dst_tls *tls;
 	u32 tls_cipher;
@@ -940,6 +939,7 @@ static int dst_remote_prove(struct dst_remote *r, struct socket *sock,
 	memset(a, 0, sizeof(*a));
 	a->magic = cpu_to_be32(DST_AUTH_MAGIC);
 	a->version = cpu_to_be16(DST_PROTO_VERSION);
+	dst_session_proof(&r->session, a->challenge);
 	if (dst_auth_response(r->auth, false, hello->challenge, schal,
 			      a->response) ||
 	    dst_sock_send(sock, a, sizeof(*a), false)) {
@@ -973,13 +973,16 @@ static int dst_remote_handshake(struct dst_remote *r, struct socket *sock,
 					DST_FEAT_WRITE_ZEROES | DST_FEAT_RESIZE |
 					DST_FEAT_CHECKSUM |
 					(r->integrity ? DST_FEAT_CRC32C : 0)),
-		.session = cpu_to_be64(r->session),
-		.generation = cpu_to_be32(++r->generation),
 	};
 	bool authed = false;
 	u32 pbs, max, flags;
 	int err;
 
+	/* Every proof of the chain shown: the next connection is another's. */
+	if (r->session.generation == DST_SESSION_SPAN)
+		dst_session_start(&r->session, r->auth);
+	hello.session = cpu_to_be64(r->session.id);
+	hello.generation = cpu_to_be32(++r->session.generation);
 	dst_auth_challenge(hello.challenge);
 	err = dst_sock_send(sock, &hello, sizeof(hello), false);
 	if (!err)
@@ -1279,9 +1282,6 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 	init_waitqueue_head(&r->wait);
 	atomic_set(&r->reconnects, 0);
 	atomic_set(&r->restarts, 0);
-	do {
-		r->session = get_random_u64();
-	} while (!r->session);
 	atomic64_set(&r->crc_errors, 0);
 	INIT_WORK(&r->retry_work, dst_remote_retry_work);
 	INIT_DELAYED_WORK(&r->timeout_work, dst_remote_timeout_work);
@@ -1302,6 +1302,7 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 			goto err_free;
 		}
 	}
+	dst_session_start(&r->session, r->auth);
 
 	err = dst_remote_dial(r, &h, why);
 	if (err)
@@ -1316,7 +1317,7 @@ struct dst_remote *dst_remote_connect(struct dst_node *node,
 err_free:
 	dst_tls_free(r->tls);
 	dst_auth_free(r->auth);
-	kvfree(r);
+	kvfree_sensitive(r, sizeof(*r));
 	return ERR_PTR(err);
 }
 
@@ -1356,7 +1357,7 @@ void dst_remote_destroy(struct dst_remote *r)
 	wait_event(r->wait, !READ_ONCE(r->nr_busy));
 	dst_tls_free(r->tls);
 	dst_auth_free(r->auth);
-	kvfree(r);
+	kvfree_sensitive(r, sizeof(*r));
 }
 
 enum dst_node_state dst_remote_state(struct dst_remote *r)
@@ -1430,7 +1431,7 @@ u64 dst_remote_size(struct dst_remote *r)
 
 u64 dst_remote_session(struct dst_remote *r)
 {
-	return r->session;
+	return READ_ONCE(r->session.id);
 }
 
 const struct sockaddr_storage *dst_remote_addr(struct dst_remote *r, int *len)

@@ -43,6 +43,7 @@ struct dst_client {
 	struct dst_deadline *hello_deadline;
 	u64 session;
 	u32 generation;
+	u8 proof[DST_CHALLENGE_LEN];	/* of its session, or all zero */
 	bool fenced;
 	bool ready;
 	bool resize;
@@ -511,6 +512,7 @@ static bool dst_client_auth(struct dst_client *c, const struct dst_hello *hello)
 		dst_client_deny(c, DST_EPERM, "authentication failed");
 		goto refuse;
 	}
+	memcpy(c->proof, a.challenge, sizeof(c->proof));
 	return true;
 refuse:
 	atomic64_inc(&exp->auth_failed);
@@ -614,23 +616,56 @@ static struct dst_client *dst_client_writer(struct dst_client *c, u64 session)
 }
 
 /*
- * Put @c in its session.  One writer at a time: unless the export is
- * shared, a client that may write is refused while a client of another
- * session may write, so that two hosts never write to the device unknown
- * to each other (two mirrors with one leg would diverge silently).  A
- * connection that is not answered yet counts, so two newcomers cannot
- * both pass; one its client closed or reset (a leg just removed) does
- * not: it is fenced and waited for (dst_client_fence()).  false, with
- * @reason, when refused.
+ * Whether @c, claiming @session at @generation, shows the proof of that
+ * session (uapi DST_SESSION_SPAN): its proof leads to the one of the
+ * session's newest older connection that showed one; lock held.  The
+ * session id alone is no proof: a client that saw it could otherwise
+ * fence that session's connections and write as that session.
  */
-static bool dst_client_join(struct dst_client *c, u64 session, u32 generation,
-			    char *reason)
+static bool dst_client_proves(struct dst_client *c, u64 session,
+			      u32 generation)
+{
+	struct dst_client *o, *elder = NULL;
+
+	lockdep_assert_held(&c->exp->lock);
+
+	list_for_each_entry(o, &c->exp->clients, list)
+		if (o != c && o->session == session &&
+		    o->generation < generation &&
+		    memchr_inv(o->proof, 0, sizeof(o->proof)) &&
+		    (!elder || o->generation > elder->generation))
+			elder = o;
+	return !elder ||
+	       dst_session_proves(c->proof, generation - elder->generation,
+				  elder->proof);
+}
+
+/*
+ * Put @c in its session, if it proves it.  One writer at a time: unless
+ * the export is shared, a client that may write is refused while a client
+ * of another session may write, so that two hosts never write to the
+ * device unknown to each other (two mirrors with one leg would diverge
+ * silently).  A connection that is not answered yet counts, so two
+ * newcomers cannot both pass; one its client closed or reset (a leg just
+ * removed) does not: it is fenced and waited for (dst_client_fence()).
+ * 0, or the status of the refusal with @reason.
+ */
+static u16 dst_client_join(struct dst_client *c, u64 session, u32 generation,
+			   char *reason)
 {
 	struct dst_export *exp = c->exp;
 	struct dst_client *writer;
 	unsigned int clients;
 
 	mutex_lock(&exp->lock);
+	if (!dst_client_proves(c, session, generation)) {
+		mutex_unlock(&exp->lock);
+		atomic64_inc(&exp->auth_failed);
+		pr_warn_ratelimited("export %s: client %pISpc: wrong proof of its session, closing the connection\n",
+				    exp->name, &c->peer);
+		strscpy(reason, "wrong proof of the session", DST_REASON_LEN);
+		return DST_EPERM;
+	}
 	writer = dst_client_writer(c, session);
 	/*
 	 * The writer's host may have restarted, its connection here not
@@ -659,7 +694,7 @@ static bool dst_client_join(struct dst_client *c, u64 session, u32 generation,
 		c->generation = generation;
 	}
 	mutex_unlock(&exp->lock);
-	return !writer;
+	return writer ? DST_EBUSY : 0;
 }
 
 /*
@@ -780,11 +815,12 @@ static int dst_client_hello(struct dst_client *c)
 	}
 	if (exp->auth && !dst_client_auth(c, &hello))
 		return -EPERM;
-	if (!dst_client_join(c, be64_to_cpu(hello.session),
-			     be32_to_cpu(hello.generation), rep.reason)) {
-		rep.error = cpu_to_be16(DST_EBUSY);
+	err = dst_client_join(c, be64_to_cpu(hello.session),
+			      be32_to_cpu(hello.generation), rep.reason);
+	if (err) {
+		rep.error = cpu_to_be16(err);
 		dst_sock_send(c->sock, &rep, sizeof(rep), false);
-		return -EBUSY;
+		return err == DST_EPERM ? -EPERM : -EBUSY;
 	}
 	deny = dst_client_fence(c);
 	if (deny) {

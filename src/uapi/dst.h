@@ -620,18 +620,32 @@ struct dst_hello {
 
 /*
  * Handshake with a shared secret, 72 bytes: the server sends its challenge
- * and answer first, the client its answer (challenge zero).  An answer is
+ * and answer first, the client its answer, with its session's proof in
+ * place of a challenge.  An answer is
  * HMAC-SHA256(secret, label || client challenge || server challenge) with
  * the label DST_AUTH_SERVER or DST_AUTH_CLIENT, NUL included.
  */
 #define DST_AUTH_SERVER		"dst v2 server"
 #define DST_AUTH_CLIENT		"dst v2 client"
 
+/*
+ * Session proof.  A client draws a random c[0] that it never sends and
+ * computes c[i + 1] = SHA-256(DST_SESSION_LABEL || c[i]), NUL included;
+ * the connection of generation g (1 to DST_SESSION_SPAN) shows
+ * c[DST_SESSION_SPAN - g].  A server takes a newer connection of a
+ * session whose connection of generation g0 showed p only if hashing its
+ * proof g - g0 times gives p: a proof seen tells only the older ones.  A
+ * client that used every generation starts a new session.  All zero: no
+ * proof (clients before dst 0.5).
+ */
+#define DST_SESSION_LABEL	"dst session"
+#define DST_SESSION_SPAN	4096
+
 struct dst_auth {
 	__be32 magic;		/* DST_AUTH_MAGIC */
 	__be16 version;		/* DST_PROTO_VERSION */
 	__be16 reserved;	/* 0 */
-	__u8 challenge[DST_CHALLENGE_LEN];
+	__u8 challenge[DST_CHALLENGE_LEN];	/* client: its session proof */
 	__u8 response[DST_RESPONSE_LEN];
 };
 

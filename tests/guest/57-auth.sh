@@ -7,13 +7,19 @@
 # client with the wrong secret cannot verify the export's answer either;
 # imports likewise, with a clear reason.  The right secret works, with
 # CRC-32C on, under fio verify.  The secret is never readable back: not in
-# status (text, JSON), sysfs, the events, or the kernel log.
+# status (text, JSON), sysfs, the events, or the kernel log.  A session is
+# taken over by no one who saw its id (kernel review K2-M2): a raw client
+# that knows the secret and shows a seen, missing, random or too distant
+# proof is refused while the session's connection stays; the in-kernel
+# client shows proofs that form the chain across a reconnect, and a
+# client that replays what it saw of them is refused.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
 
 PORT=7310
 DSTSEC=$DST_ROOT/tests/tools/dstsec
+SNIFF=$DST_ROOT/tests/tools/sniff.py
 SECRET="s3cr3t-$RANDOM$RANDOM-never-shown"
 
 mirror_setup 2 64
@@ -61,6 +67,11 @@ expect_ok bounded 60 "$DSTSEC" --secret /tmp/s.good client 127.0.0.1 $((PORT + 1
 [[ "$(export_field e0 auth_failed)" == 4 ]] ||
 	fail "e0 counted $(export_field e0 auth_failed) failed handshakes, want 4"
 log "raw clients: right secret in; none, wrong, replayed, reserved set refused and counted"
+# Kernel review K2-M2: 20f0e7d let "generation 5, proof seen on 3" in.
+expect_ok bounded 60 "$DSTSEC" --secret /tmp/s.good client 127.0.0.1 $PORT session
+[[ "$(export_field e0 auth_failed)" == 8 ]] ||
+	fail "e0 counted $(export_field e0 auth_failed) failed handshakes, want 8"
+log "raw clients: a session is continued only with the next proofs of its chain"
 
 # --- imports -----------------------------------------------------------------
 expect_error 1 "does not know the secret" dstadm import r9 --remote 127.0.0.1:$PORT \
@@ -69,6 +80,9 @@ expect_error 1 "does not let this host in" dstadm import r9 --remote 127.0.0.1:$
 	--timeout 5
 expect_error 1 "does not let this host in" dstadm import r9 \
 	--remote 127.0.0.1:$((PORT + 1)) --secret-file /tmp/s.good --timeout 5
+"$SNIFF" $PORT --dst >/tmp/sniff.dst &
+BG_PIDS+=($!)
+wait_for 20 "the capture" grep -q ready /tmp/sniff.dst
 do_import r0 127.0.0.1:$PORT --secret-file /tmp/s.good --integrity --timeout 20
 [[ "$(node_field r0 secret)" == true ]] || fail "status does not say r0 has a secret"
 [[ "$(node_field r0 integrity)" == crc32c ]] || fail "r0 integrity $(node_field r0 integrity)"
@@ -78,6 +92,53 @@ sysdir=/sys/block/${DEV#/dev/}/dst/node0
 fio_verify auth "$DEV" 15 --size=48M
 [[ "$(node_field r0 crc_errors)" == 0 ]] || fail "checksum errors on a clean link"
 log "import with the secret and crc32c: fio verify clean"
+
+# --- r0's session, as another client that watches the link sees it ---------
+# proof_of GEN: the proof r0's connection of generation GEN showed.
+proof_of() {
+	awk -v s="session=$session" -v g="generation=$1" '
+		/^hello / { want = $2 == s && $3 == g }
+		/^proof=/ && want { sub("proof=", ""); print; exit }' /tmp/sniff.dst
+}
+# hijack GEN PROOF: a client with the secret claims r0's session.
+hijack() {
+	expect_ok bounded 60 "$DSTSEC" --secret /tmp/s.good client 127.0.0.1 $PORT \
+		hijack "$session" "$1" "$2"
+}
+# r0_serves: r0 is up, never reconnected since, and writes and reads 1 MiB.
+r0_serves() {
+	head -c 1M /dev/urandom >/tmp/r0.data
+	expect_ok bounded 60 dd if=/tmp/r0.data of="$DEV" bs=1M seek=2 oflag=direct status=none
+	[[ "$(dev_sha "$DEV" 1 2)" == "$(file_sha /tmp/r0.data)" ]] || fail "r0: read back differs"
+	[[ "$(node_field r0 state)" == connected && "$(node_field r0 reconnects)" == "$reconnects" ]] ||
+		fail "r0 $(node_field r0 state), $(node_field r0 reconnects) reconnects, want connected, $reconnects"
+}
+session=$(sed -n 's/^hello session=\([0-9a-f]*\) generation=1$/\1/p' /tmp/sniff.dst | head -n1)
+[[ -n "$session" ]] || fail "the capture saw no hello of r0: $(head -c 300 /tmp/sniff.dst)"
+p1=$(proof_of 1)
+[[ -n "$p1" && "$p1" != "$(printf '0%.0s' {1..64})" ]] || fail "r0 showed no session proof: '$p1'"
+reconnects=$(node_field r0 reconnects)
+hijack 3 "$p1"
+hijack 3 0
+r0_serves
+log "r0's session id and proof seen on the link: a client that claims them is refused, r0 kept"
+killed=$(ss -HK dport = :$PORT) || fail "ss -K could not cut r0's connection"
+[[ -n "$killed" ]] || fail "ss -K cut no socket"
+r0_reconnected() { (($(node_field r0 reconnects) > reconnects)); }
+wait_for 60 "r0 to reconnect" r0_reconnected
+wait_for 30 "r0 up" field_is node_field r0 state connected
+reconnects=$(node_field r0 reconnects)
+p2=$(proof_of 2)
+[[ -n "$p2" ]] || fail "the capture saw no proof of r0's second connection"
+python3 -c '
+import hashlib, sys
+p2, p1 = bytes.fromhex(sys.argv[1]), bytes.fromhex(sys.argv[2])
+sys.exit(hashlib.sha256(b"dst session\0" + p2).digest() != p1)' "$p2" "$p1" ||
+	fail "r0's second proof does not lead to its first"
+hijack 3 "$p2"
+hijack 4 "$p1"
+r0_serves
+log "r0 reconnected with the next proof of its chain; replays of both refused, r0 kept"
 
 # --- never readable back -----------------------------------------------------
 dump=/tmp/everything.txt

@@ -19,6 +19,17 @@
  *			one that sends the same challenge and replays the
  *			recorded answer: the server's challenge must be new
  *			and the answer refused
+ *	session		with the right --secret: the session rule.  A
+ *			connection of a session with its proof (generation
+ *			1); generation 3 with its proof fences it; then, while
+ *			that one is open, generation 5 with the proof seen on
+ *			it, with none, and generation 4 with a random one are
+ *			refused (DST_EPERM), and it still serves; generation
+ *			4 with its proof is let in
+ *	hijack SESSION GENERATION PROOF
+ *			with the right --secret: a hello with another client's
+ *			session (hex), a generation and a proof (64 hex
+ *			digits, or 0 for none) must get DST_EPERM
  *	flip N		with --crc: N WRITEs of 4 KiB, each with one random
  *			bit of its header or data flipped after the
  *			checksums: a data flip gets DST_ECRC and the
@@ -146,6 +157,133 @@ static void client_replay(const char *host, const char *port)
 	close(two.fd);
 }
 
+/* WRITE 4 KiB at @off and read it back over @c; fails if it cannot. */
+static void write_read(struct wire_conn *c, uint64_t off, const char *what)
+{
+	uint8_t out[BLK], in[BLK];
+	struct dst_request q;
+	int st;
+
+	fill_random(out, sizeof(out));
+	wire_req(c, &q, DST_REQ_WRITE, 1, off, BLK, out);
+	if (write_full(c->fd, &q, sizeof(q)) || write_full(c->fd, out, BLK))
+		fail("%s: send: %s", what, strerror(errno));
+	st = wire_reply(c, 1, DST_REQ_WRITE, NULL, 0);
+	if (st == DST_OK) {
+		wire_req(c, &q, DST_REQ_READ, 2, off, BLK, NULL);
+		if (write_full(c->fd, &q, sizeof(q)))
+			fail("%s: send: %s", what, strerror(errno));
+		st = wire_reply(c, 2, DST_REQ_READ, in, BLK);
+	}
+	if (st != DST_OK)
+		fail("%s: %s", what, st < 0 ? "connection closed" : status_name(st));
+	if (memcmp(in, out, BLK))
+		fail("%s: READ did not return what was written", what);
+}
+
+/* Whether the server closed @fd (a fenced connection), not just silent. */
+static bool closed(int fd)
+{
+	uint8_t b;
+	ssize_t n = read_full(fd, &b, 1);
+
+	return !n || (n < 0 && errno == ECONNRESET);
+}
+
+/* A connection of session @id at @gen with @proof; the hello's status. */
+static int session_conn(struct wire_conn *c, const char *host, const char *port,
+			uint64_t id, uint32_t gen, const uint8_t *proof)
+{
+	wire_session = id;
+	wire_generation = gen;
+	wire_proof = proof;
+	return wire_handshake(c, host, port, secret, secret_len, features(),
+			      NULL, NULL);
+}
+
+/* A connection that must be refused with DST_EPERM. */
+static void session_refused(const char *host, const char *port, uint64_t id,
+			    uint32_t gen, const uint8_t *proof, const char *what)
+{
+	struct wire_conn c;
+	int err = session_conn(&c, host, port, id, gen, proof);
+
+	if (err != DST_EPERM)
+		fail("%s: %s, want DST_EPERM", what,
+		     err < 0 ? "connection closed" :
+		     err ? status_name(err) : "let in");
+	say("%s: refused: %s", what, c.reason);
+	close(c.fd);
+}
+
+static void client_session(const char *host, const char *port)
+{
+	static uint8_t chain[DST_SESSION_SPAN + 1][DST_CHALLENGE_LEN];
+	uint8_t zero[DST_CHALLENGE_LEN] = {}, junk[DST_CHALLENGE_LEN];
+	struct wire_conn one, three, four;
+	uint64_t id = rnd() | 1;
+	int i, err;
+
+	if (!secret_len)
+		die("session needs --secret");
+	fill_random(chain[0], DST_CHALLENGE_LEN);
+	for (i = 1; i <= DST_SESSION_SPAN; i++) {
+		memcpy(chain[i], chain[i - 1], DST_CHALLENGE_LEN);
+		session_step(chain[i]);
+	}
+#define PROOF(g) chain[DST_SESSION_SPAN - (g)]
+	err = session_conn(&one, host, port, id, 1, PROOF(1));
+	if (err)
+		fail("generation 1: %s", err < 0 ? "connection closed" : status_name(err));
+	err = session_conn(&three, host, port, id, 3, PROOF(3));
+	if (err)
+		fail("generation 3 with its proof: %s",
+		     err < 0 ? "connection closed" : status_name(err));
+	if (!closed(one.fd))
+		fail("generation 1 not fenced");
+	close(one.fd);
+	session_refused(host, port, id, 5, PROOF(3), "generation 5, proof seen on 3");
+	session_refused(host, port, id, 5, zero, "generation 5, no proof");
+	fill_random(junk, sizeof(junk));
+	session_refused(host, port, id, 4, junk, "generation 4, a random proof");
+	session_refused(host, port, id, 3 + DST_SESSION_SPAN + 1, PROOF(3),
+			"a generation beyond the chain");
+	write_read(&three, 0, "generation 3 after the refusals");
+	err = session_conn(&four, host, port, id, 4, PROOF(4));
+	if (err)
+		fail("generation 4 with its proof: %s",
+		     err < 0 ? "connection closed" : status_name(err));
+	if (!closed(three.fd))
+		fail("generation 3 not fenced");
+	write_read(&four, BLK, "generation 4");
+#undef PROOF
+	say("session: proofs taken in chain order, a seen, missing, random or too distant one refused; the open connection kept serving");
+	close(three.fd);
+	close(four.fd);
+}
+
+static void client_hijack(const char *host, const char *port, char **args)
+{
+	uint8_t proof[DST_CHALLENGE_LEN] = {};
+	uint64_t id;
+	unsigned int i;
+
+	if (!secret_len)
+		die("hijack needs --secret");
+	id = strtoull(args[0], NULL, 16);
+	if (!id)
+		die("bad session '%s'", args[0]);
+	if (strcmp(args[2], "0")) {
+		if (strlen(args[2]) != 2 * DST_CHALLENGE_LEN)
+			die("a proof is %d hex digits", 2 * DST_CHALLENGE_LEN);
+		for (i = 0; i < DST_CHALLENGE_LEN; i++)
+			if (sscanf(args[2] + 2 * i, "%2hhx", &proof[i]) != 1)
+				die("bad proof '%s'", args[2]);
+	}
+	session_refused(host, port, id, parse_u64(args[1], "generation"), proof,
+			"hijack");
+}
+
 /* Whether the connection is closed within io_timeout, nothing OK before. */
 static bool closed_without_ok(int fd)
 {
@@ -229,6 +367,10 @@ static int cmd_client(int argc, char **argv)
 		client_refused(host, port, -1);
 	} else if (!strcmp(c, "replay"))
 		client_replay(host, port);
+	else if (!strcmp(c, "session"))
+		client_session(host, port);
+	else if (!strcmp(c, "hijack") && argc == 6)
+		client_hijack(host, port, argv + 3);
 	else if (!strcmp(c, "flip"))
 		client_flip(host, port, arg);
 	else

@@ -7,6 +7,11 @@ payload holds PATTERN (bytes, given as text); then print
 "packets=N bytes=B matches=M" and exit.  Prints "ready" once capturing.
 Each packet on lo is seen twice (sent and received): only the counts'
 being zero or not matter.
+
+sniff.py PORT --dst: prints what a dst client sends to PORT in its
+handshake, as another client that can watch the link would see it: a line
+"hello session=HEX generation=N" for each hello and "proof=HEX" for each
+auth message (its session proof), once per packet.
 """
 import signal
 import socket
@@ -35,6 +40,19 @@ def tcp_payload(frame):
     return sport, dport, frame[tcp + off:]
 
 
+def show_dst(frame, addr, port):
+    """Print a dst client's hello or auth message to PORT (received side only)."""
+    parsed = tcp_payload(frame)
+    if addr[2] == socket.PACKET_OUTGOING or not parsed or parsed[1] != port:
+        return
+    data = parsed[2]
+    if len(data) >= 64 and data[:4] == b"DSTH":
+        session, generation = struct.unpack_from("!QI", data, 48)
+        print("hello session=%016x generation=%d" % (session, generation), flush=True)
+    elif len(data) >= 72 and data[:4] == b"DSTA":
+        print("proof=" + data[8:40].hex(), flush=True)
+
+
 def main():
     port = int(sys.argv[1])
     pattern = sys.argv[2].encode()
@@ -51,6 +69,9 @@ def main():
     signal.signal(signal.SIGTERM, done)
     signal.signal(signal.SIGINT, done)
     print("ready", flush=True)
+    while pattern == b"--dst":
+        frame, addr = s.recvfrom(70000)
+        show_dst(frame, addr, port)
     while True:
         frame = s.recv(70000)
         parsed = tcp_payload(frame)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/sha.h>
 
 #include "wire.h"
 
@@ -326,6 +327,19 @@ int wire_serve_auth(int fd, const struct dst_hello *h, const uint8_t *secret,
 }
 
 uint16_t wire_auth_reserved;
+uint64_t wire_session;
+uint32_t wire_generation;
+const uint8_t *wire_proof;
+
+void session_step(uint8_t *v)
+{
+	static const char label[] = DST_SESSION_LABEL;
+	uint8_t msg[sizeof(label) + DST_CHALLENGE_LEN];
+
+	memcpy(msg, label, sizeof(label));
+	memcpy(msg + sizeof(label), v, DST_CHALLENGE_LEN);
+	SHA256(msg, sizeof(msg), v);
+}
 
 int wire_handshake(struct wire_conn *c, const char *host, const char *port,
 		   const uint8_t *secret, size_t slen, uint64_t features,
@@ -352,6 +366,10 @@ int wire_handshake(struct wire_conn *c, const char *host, const char *port,
 		fill_random(h.challenge, DST_CHALLENGE_LEN);
 	memcpy(c->cchal, h.challenge, DST_CHALLENGE_LEN);
 	hello_session(&h);
+	if (wire_session) {
+		h.session = htobe64(wire_session);
+		h.generation = htobe32(wire_generation);
+	}
 	c->fd = connect_to(host, port);
 	if (write_full(c->fd, &h, sizeof(h)))
 		fail("sending the hello: %s", strerror(errno));
@@ -377,6 +395,8 @@ int wire_handshake(struct wire_conn *c, const char *host, const char *port,
 		m.a.magic = htobe32(DST_AUTH_MAGIC);
 		m.a.version = htobe16(DST_PROTO_VERSION);
 		m.a.reserved = htobe16(wire_auth_reserved);
+		if (wire_proof)
+			memcpy(m.a.challenge, wire_proof, DST_CHALLENGE_LEN);
 		if (replay)
 			memcpy(m.a.response, replay, DST_RESPONSE_LEN);
 		else

@@ -104,6 +104,15 @@ struct wire_conn {
  */
 /* The reserved field of the client's auth message (0; tests set it). */
 extern uint16_t wire_auth_reserved;
+/*
+ * The session and generation of the hello (0: a new session of its own,
+ * generation 1) and the session proof of the auth message (NULL: none).
+ */
+extern uint64_t wire_session;
+extern uint32_t wire_generation;
+extern const uint8_t *wire_proof;
+/* @v, one step down a session's hash chain (uapi DST_SESSION_SPAN). */
+void session_step(uint8_t *v);
 int wire_handshake(struct wire_conn *c, const char *host, const char *port,
 		   const uint8_t *secret, size_t slen, uint64_t features,
 		   const uint8_t *cchal, const uint8_t *replay);
