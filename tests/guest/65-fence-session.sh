@@ -15,7 +15,8 @@
 # A's data on ram0 after B: the legs differ while both are in sync (seen
 # failing there).  Now the add waits until the old connection is gone,
 # and that connection starts nothing it had not started when its client
-# reset it.
+# reset it.  The same again with the export --shared, where the fence
+# covers the connections of the new session's host.
 set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
@@ -35,65 +36,75 @@ fence_cleanup() {
 }
 trap fence_cleanup EXIT
 mirror_setup 2 64
-head -c 4K /dev/urandom >/tmp/fA
-head -c 4K /dev/urandom >/tmp/fB
 
 now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 first_4k() { bounded 60 dd if="$1" bs=4k count=1 iflag=direct status=none | sha256sum | cut -c1-64; }
 leg_out() { ! leg_is m 1 in-sync; }
 
-do_export e /dev/ram0 127.0.0.1:$PORT --integrity
-expect_ok bounded 30 dstadm create m --alg mirror --chunk-size 1M
-STORAGES+=(m)
-expect_ok bounded 30 dstadm add m local /dev/ram1
-expect_ok bounded 60 dstadm add m remote 127.0.0.1:$PORT --timeout 2 --integrity
-expect_ok bounded 60 dstadm start m --assume-clean
-DEV=$(storage_dev m)
-wait_for 10 "$DEV to appear" test -b "$DEV"
+# fence_case [EXPORT OPTIONS]: the scenario above, the export made with
+# the options given.
+fence_case() {
+	local t0 t1 t2 tB
+	head -c 4K /dev/urandom >/tmp/fA
+	head -c 4K /dev/urandom >/tmp/fB
+	do_export e /dev/ram0 127.0.0.1:$PORT --integrity "$@"
+	expect_ok bounded 30 dstadm create m --alg mirror --chunk-size 1M
+	STORAGES+=(m)
+	expect_ok bounded 30 dstadm add m local /dev/ram1
+	expect_ok bounded 60 dstadm add m remote 127.0.0.1:$PORT --timeout 2 --integrity
+	expect_ok bounded 60 dstadm start m --assume-clean
+	DEV=$(storage_dev m)
+	wait_for 10 "$DEV to appear" test -b "$DEV"
 
-# The thread sleeps (sleep=1): a busy-wait would hold one of the guest's
-# two CPUs, and the client's timeout work queued there, for the delay.
-expect_ok insmod "$KDELAY" symbol=dst_crc_hdr comm=dst-srv/ delay_ms=$((DELAY * 1000)) times=1 sleep=1
-nft add table inet dstfence
-nft add chain inet dstfence in '{ type filter hook input priority 0; }'
-nft add rule inet dstfence in tcp dport $PORT tcp flags syn drop
+	# The thread sleeps (sleep=1): a busy-wait would hold one of the guest's
+	# two CPUs, and the client's timeout work queued there, for the delay.
+	expect_ok insmod "$KDELAY" symbol=dst_crc_hdr comm=dst-srv/ delay_ms=$((DELAY * 1000)) times=1 sleep=1
+	nft add table inet dstfence
+	nft add chain inet dstfence in '{ type filter hook input priority 0; }'
+	nft add rule inet dstfence in tcp dport $PORT tcp flags syn drop
 
-t0=$(now_ms)
-echo "65-fence-session: write A" >/dev/kmsg
-expect_ok bounded 60 dd if=/tmp/fA of="$DEV" bs=4k count=1 oflag=direct status=none
-[[ "$(cat /sys/module/kdelay/parameters/hits)" == 1 ]] ||
-	fail "the export's thread was not held in front of write A"
-wait_for 30 "the remote leg out of sync" leg_out
-log "A written; the export's thread held, the remote leg out of sync after $(($(now_ms) - t0)) ms"
+	t0=$(now_ms)
+	echo "65-fence-session: write A" >/dev/kmsg
+	expect_ok bounded 60 dd if=/tmp/fA of="$DEV" bs=4k count=1 oflag=direct status=none
+	[[ "$(cat /sys/module/kdelay/parameters/hits)" == 1 ]] ||
+		fail "the export's thread was not held in front of write A"
+	wait_for 30 "the remote leg out of sync" leg_out
+	log "A written; the export's thread held, the remote leg out of sync after $(($(now_ms) - t0)) ms"
 
-echo "65-fence-session: remove and add" >/dev/kmsg
-expect_ok bounded 60 dstadm remove m node1
-nft delete table inet dstfence
-t1=$(now_ms)
-((t1 - t0 < (DELAY - 3) * 1000)) ||
-	fail "the leg was removed only $((t1 - t0)) ms after A: too late to test anything"
-expect_ok bounded 60 dstadm add m remote 127.0.0.1:$PORT --integrity
-t2=$(now_ms)
-log "the leg added again $((t1 - t0)) ms after A; the add took $((t2 - t1)) ms"
-expect_ok bounded 60 dstadm wait m
-expect_ok bounded 60 dd if=/tmp/fB of="$DEV" bs=4k count=1 oflag=direct status=none
+	echo "65-fence-session: remove and add" >/dev/kmsg
+	expect_ok bounded 60 dstadm remove m node1
+	nft delete table inet dstfence
+	t1=$(now_ms)
+	((t1 - t0 < (DELAY - 3) * 1000)) ||
+		fail "the leg was removed only $((t1 - t0)) ms after A: too late to test anything"
+	expect_ok bounded 60 dstadm add m remote 127.0.0.1:$PORT --integrity
+	t2=$(now_ms)
+	log "the leg added again $((t1 - t0)) ms after A; the add took $((t2 - t1)) ms"
+	expect_ok bounded 60 dstadm wait m
+	expect_ok bounded 60 dd if=/tmp/fB of="$DEV" bs=4k count=1 oflag=direct status=none
 
-tB=$(now_ms)
-log "B written after the resync, $((tB - t0)) ms after A"
-echo "65-fence-session: B written" >/dev/kmsg
-# The window was open: B came while the thread was still held, or the add
-# was answered only once it had been let go.
-((tB - t0 < DELAY * 1000 || t2 - t0 >= DELAY * 1000)) ||
-	fail "B written $((tB - t0)) ms after A, the add answered before the thread was let go: too slow to test anything"
-# Until the thread is let go, and a moment more for a write of A.
-while (($(now_ms) - t0 < (DELAY + 3) * 1000)); do sleep 1; done
-all_in_sync m || fail "a leg of m is not in sync"
-[[ "$(first_4k /dev/ram1)" == "$(file_sha /tmp/fB)" ]] || fail "the local leg does not hold B"
-[[ "$(first_4k /dev/ram0)" == "$(file_sha /tmp/fB)" ]] ||
-	fail "the remote leg's device holds other data than B (A's: $([[ "$(first_4k /dev/ram0)" == "$(file_sha /tmp/fA)" ]] && echo yes || echo no)): the old session's write landed after the new session's"
-log "both legs hold B: the old connection's write did not land after the new session's"
-expect_ok rmmod kdelay
-drop_storage m
-undo_export e
+	tB=$(now_ms)
+	log "B written after the resync, $((tB - t0)) ms after A"
+	echo "65-fence-session: B written" >/dev/kmsg
+	# The window was open: B came while the thread was still held, or the add
+	# was answered only once it had been let go.
+	((tB - t0 < DELAY * 1000 || t2 - t0 >= DELAY * 1000)) ||
+		fail "B written $((tB - t0)) ms after A, the add answered before the thread was let go: too slow to test anything"
+	# Until the thread is let go, and a moment more for a write of A.
+	while (($(now_ms) - t0 < (DELAY + 3) * 1000)); do sleep 1; done
+	all_in_sync m || fail "a leg of m is not in sync"
+	[[ "$(first_4k /dev/ram1)" == "$(file_sha /tmp/fB)" ]] || fail "the local leg does not hold B"
+	[[ "$(first_4k /dev/ram0)" == "$(file_sha /tmp/fB)" ]] ||
+		fail "the remote leg's device holds other data than B (A's: $([[ "$(first_4k /dev/ram0)" == "$(file_sha /tmp/fA)" ]] && echo yes || echo no)): the old session's write landed after the new session's"
+	log "both legs hold B: the old connection's write did not land after the new session's"
+	expect_ok rmmod kdelay
+	drop_storage m
+	undo_export e
+}
+
+fence_case
+# A shared export fences the connections of the new session's own host
+# (a cluster's other hosts are their own affair): the same scenario.
+fence_case --shared
 nothing_left
 log "ok"
