@@ -3,25 +3,34 @@
  * acklog: writes that a crash must not lose, and the check after it.
  * Runs in the test guest.
  *
- *   acklog write DEV LOG FIRST COUNT SEED [plain]
- *	Forever (until killed): picks a 4 KiB block from FIRST to
+ *   acklog write DEV LOG FIRST COUNT SEED [plain] [read]
+ *	Until SIGTERM (or killed): picks a 4 KiB block from FIRST to
  *	FIRST + COUNT - 1, writes it with O_DIRECT | O_DSYNC (FUA) holding
  *	its number, a sequence number and a checksum of the rest, and once
  *	the write has returned, appends "BLOCK SEQ" to LOG (opened O_SYNC;
  *	put it where a crash of this host cannot take it, e.g. the 9p share).
  *	With "plain", O_DIRECT alone: writes that a write-behind leg may
- *	get after they returned (a flush or FUA never goes behind).
+ *	get after they returned (a flush or FUA never goes behind).  With
+ *	"read", after each write it reads back, with O_DIRECT, a block of
+ *	its range that it wrote before, at random: the block must hold the
+ *	last write it acknowledged there (no other writer shares the range),
+ *	or it exits 1 at once, saying what it read.  A failed write or read
+ *	exits 2.  On SIGTERM it finishes the I/O in progress, prints
+ *	"acklog: N writes acknowledged, N reads verified" and exits 0.
  *
  *   acklog check DEV LOG...
  *	For every block of the logs, the newest acknowledged SEQ: the block
  *	on DEV must hold a valid record of that block with that SEQ or a
  *	newer one (a write in flight at the crash may have landed).  Exit 0
- *	when all do, 1 (each bad block printed) when one does not, 2 on a
+ *	when all do, 1 (each bad block printed) when one does not or when
+ *	the logs hold no write at all (nothing would be verified), 2 on a
  *	usage or I/O error.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,28 +91,69 @@ static int die(const char *what)
 	return 2;
 }
 
-static int cmd_write(char *argv[], int flags)
+static volatile sig_atomic_t stopping;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+/*
+ * Read back a block of @acked (the last SEQ written to each block from
+ * @first, 0 for none yet) at random; 0 if it holds that write, 1 if not.
+ */
+static int read_back(int fd, const uint64_t *acked, uint64_t first,
+		     uint64_t count, uint64_t r, uint64_t *w)
+{
+	const struct record *rec = (const struct record *)w;
+	uint64_t i = r % count, b;
+
+	/* The next block written before, from a random one. */
+	while (!acked[i])
+		i = (i + 1) % count;
+	b = first + i;
+	if (pread(fd, w, BLOCK, (off_t)(b * BLOCK)) != BLOCK)
+		return die("pread");
+	if (valid(w, b) && rec->seq == acked[i])
+		return 0;
+	printf("acklog: read block %" PRIu64 ": acknowledged seq %" PRIu64
+	       ", found magic %#" PRIx64 " block %" PRIu64 " seq %" PRIu64 "%s\n",
+	       b, acked[i], rec->magic, rec->block, rec->seq,
+	       valid(w, b) ? "" : " (not a whole record)");
+	return 1;
+}
+
+static int cmd_write(char *argv[], int flags, bool reads)
 {
 	uint64_t first = strtoull(argv[2], NULL, 0);
 	uint64_t count = strtoull(argv[3], NULL, 0);
-	uint64_t seq = 0, block, r = strtoull(argv[4], NULL, 0);
+	uint64_t seq = 0, block, r = strtoull(argv[4], NULL, 0), nread = 0;
+	struct sigaction sa = { .sa_handler = on_term, .sa_flags = SA_RESTART };
+	uint64_t *w, *acked = NULL;
 	struct record *rec;
-	uint64_t *w;
+	int fd, rfd = -1, log, err;
 	char line[64];
-	int fd, log;
 
-	if (!count)
-		return fprintf(stderr, "acklog: COUNT must be > 0\n"), 2;
+	if (!count || count > MAX_BLOCKS)
+		return fprintf(stderr, "acklog: COUNT must be 1 to %u\n", MAX_BLOCKS), 2;
 	if (posix_memalign((void **)&w, BLOCK, BLOCK))
 		return die("posix_memalign");
 	fd = open(argv[0], O_WRONLY | O_DIRECT | flags);
 	if (fd < 0)
 		return die(argv[0]);
+	if (reads) {
+		acked = calloc(count, sizeof(*acked));
+		rfd = open(argv[0], O_RDONLY | O_DIRECT);
+		if (!acked || rfd < 0)
+			return die(argv[0]);
+	}
 	log = open(argv[1], O_WRONLY | O_CREAT | O_APPEND | O_SYNC, 0644);
 	if (log < 0)
 		return die(argv[1]);
+	sigaction(SIGTERM, &sa, NULL);
 	rec = (struct record *)w;
-	for (;;) {
+	while (!stopping) {
 		r = mix(r + 1);
 		block = first + r % count;
 		seq++;
@@ -116,7 +166,18 @@ static int cmd_write(char *argv[], int flags)
 		snprintf(line, sizeof(line), "%" PRIu64 " %" PRIu64 "\n", block, seq);
 		if (write(log, line, strlen(line)) != (ssize_t)strlen(line))
 			return die("write log");
+		if (!reads)
+			continue;
+		acked[block - first] = seq;
+		r = mix(r + 1);
+		err = read_back(rfd, acked, first, count, r, w);
+		if (err)
+			return err;
+		nread++;
 	}
+	printf("acklog: %" PRIu64 " writes acknowledged, %" PRIu64 " reads verified\n",
+	       seq, nread);
+	return 0;
 }
 
 static int cmd_check(int nlogs, char *argv[])
@@ -158,18 +219,31 @@ static int cmd_check(int nlogs, char *argv[])
 		}
 	}
 	printf("acklog: %" PRIu64 " acknowledged block(s) checked, %" PRIu64 " bad\n", n, bad);
-	return bad ? 1 : 0;
+	if (!n)
+		printf("acklog: the logs hold no acknowledged write: nothing was verified\n");
+	return bad || !n ? 1 : 0;
 }
 
 int main(int argc, char *argv[])
 {
-	if (argc == 7 && !strcmp(argv[1], "write"))
-		return cmd_write(argv + 2, O_DSYNC);
-	if (argc == 8 && !strcmp(argv[1], "write") && !strcmp(argv[7], "plain"))
-		return cmd_write(argv + 2, 0);
+	bool plain = false, reads = false;
+	int i;
+
+	if (argc >= 7 && argc <= 9 && !strcmp(argv[1], "write")) {
+		for (i = 7; i < argc; i++) {
+			if (!strcmp(argv[i], "plain"))
+				plain = true;
+			else if (!strcmp(argv[i], "read"))
+				reads = true;
+			else
+				goto usage;
+		}
+		return cmd_write(argv + 2, plain ? 0 : O_DSYNC, reads);
+	}
 	if (argc >= 4 && !strcmp(argv[1], "check"))
 		return cmd_check(argc - 3, argv + 2);
-	fprintf(stderr, "usage: acklog write DEV LOG FIRST COUNT SEED [plain]\n"
+usage:
+	fprintf(stderr, "usage: acklog write DEV LOG FIRST COUNT SEED [plain] [read]\n"
 			"       acklog check DEV LOG...\n");
 	return 2;
 }
