@@ -112,6 +112,80 @@ dev_sha() {
 
 file_sha() { sha256sum <"$1" | cut -c1-64; }
 
+# The data oracle for I/O across a fault (docs/TESTING.md): acklog writers
+# (tests/tools/acklog) that log every write once it is acknowledged and
+# read back, after each write, one they wrote before; afterwards every
+# logged write is checked on each device given (each leg's own, the
+# storage).  A run that acknowledged or verified nothing fails.
+ACKLOG=$DST_ROOT/tests/tools/acklog
+ACK_DIR=${ACK_DIR:-/tmp}
+
+# ack_start NAME DEV FIRST COUNT [WRITERS [plain]]: WRITERS (default 4)
+# writers on DEV, writer k on the COUNT 4 KiB blocks from FIRST + k * COUNT;
+# with "plain" their writes are not FUA (O_DIRECT alone).
+ack_start() {
+	local name=$1 dev=$2 first=$3 count=$4 n=${5:-4} mode=${6:-} k
+	rm -f "$ACK_DIR/ack.$name".*
+	for ((k = 0; k < n; k++)); do
+		# shellcheck disable=SC2086 # mode: empty or one word
+		"$ACKLOG" write "$dev" "$ACK_DIR/ack.$name.log.$k" $((first + k * count)) \
+			"$count" $((RANDOM * 32768 + RANDOM + 1)) read $mode \
+			>"$ACK_DIR/ack.$name.out.$k" 2>&1 &
+		echo $! >>"$ACK_DIR/ack.$name.pids"
+		BG_PIDS+=($!)
+	done
+	log "$name: $n acklog writers on $dev from block $first, $count blocks each${mode:+, $mode}"
+}
+
+# ack_alive NAME: every writer still runs (none saw a failed write, a
+# failed read or a read of other data than its last write).
+ack_alive() {
+	local pid k=0
+	for pid in $(<"$ACK_DIR/ack.$1.pids"); do
+		kill -0 "$pid" 2>/dev/null ||
+			fail "$1: acklog writer $k ended: $(cat "$ACK_DIR/ack.$1.out.$k")"
+		k=$((k + 1))
+	done
+}
+
+# ack_stop NAME: stops the writers; fails if one failed or verified no read.
+ack_stop() {
+	local name=$1 pid k=0 rc end acks=0 reads=0 w r
+	local -a keep=()
+	ack_alive "$name"
+	for pid in $(<"$ACK_DIR/ack.$name.pids"); do
+		kill -TERM "$pid"
+		end=$((SECONDS + 120))
+		while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)); do sleep 0.5; done
+		rc=0
+		wait "$pid" || rc=$?
+		((rc == 0)) || fail "$name: acklog writer $k exited $rc: $(cat "$ACK_DIR/ack.$name.out.$k")"
+		read -r _ w _ _ r _ < <(grep '^acklog: [0-9]* writes' "$ACK_DIR/ack.$name.out.$k") ||
+			fail "$name: acklog writer $k printed no counts"
+		((w > 0 && r > 0)) || fail "$name: acklog writer $k acknowledged $w writes, verified $r reads"
+		acks=$((acks + w))
+		reads=$((reads + r))
+		k=$((k + 1))
+	done
+	for pid in "${BG_PIDS[@]}"; do
+		grep -qx "$pid" "$ACK_DIR/ack.$name.pids" || keep+=("$pid")
+	done
+	BG_PIDS=("${keep[@]}")
+	log "$name: $acks writes acknowledged, $reads reads verified during the run"
+}
+
+# ack_check NAME DEV...: each DEV holds every write NAME's writers
+# acknowledged (its last write of each block, or one in flight after it).
+ack_check() {
+	local name=$1 dev out
+	shift
+	for dev in "$@"; do
+		out=$(bounded 300 "$ACKLOG" check "$dev" "$ACK_DIR/ack.$name.log".*) ||
+			fail "$name: $dev lacks acknowledged writes: $(head -n 5 <<<"$out")"
+		log "$name: $dev: ${out##*$'\n'}"
+	done
+}
+
 remote_cleanup() {
 	local rc=$? p m i e
 	set +e

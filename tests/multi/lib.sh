@@ -25,7 +25,6 @@ C_OPTS=()
 NODE_OPTS=()
 TLS_KEY=/tmp/multi-tls.key
 # shellcheck disable=SC2034 # used by the tests that source this
-ACKLOG=$DST_ROOT/tests/tools/acklog
 # Set by the runner from the kernel command line.
 DST_ROLE=${DST_ROLE:?}
 DST_CTL=${DST_CTL:?}
