@@ -362,6 +362,7 @@ int dst_sock_send_bio(struct socket *sock, struct bio *bio, bool whole,
 void dst_wait_for_stop(void);
 int dst_sock_recv_bio(struct socket *sock, struct bio *bio);
 void dst_sock_setup(struct socket *sock, bool memalloc, unsigned int timeout);
+void dst_sock_lockdep(struct socket *sock);
 void dst_sock_release(struct socket *sock);
 int dst_sock_file(struct socket *sock);
 

@@ -1137,8 +1137,10 @@ static int dst_remote_dial(struct dst_remote *r, struct dst_remote_hello *h,
 		cipher = err;
 		err = 0;
 	}
-	if (connected && !err)
+	if (connected && !err) {
+		dst_sock_lockdep(sock);
 		err = dst_remote_handshake(r, sock, h, why);
+	}
 	if (dst_deadline_end(&deadline)) {
 		*why = connected ? "the export did not complete the handshake in time" :
 				   "cannot connect to the export: connection timed out";

@@ -894,8 +894,10 @@ static void dst_client_serve(struct dst_client *c)
 	dst_deadline_start(&hello_deadline, c->sock, DST_HELLO_TIMEOUT);
 	c->hello_deadline = &hello_deadline;
 	err = exp->tls ? dst_client_tls(c) : 0;
-	if (!err)
+	if (!err) {
+		dst_sock_lockdep(c->sock);
 		err = dst_client_hello(c);
+	}
 	if (dst_deadline_end(&hello_deadline) && !err)
 		err = -ETIMEDOUT;
 	c->hello_deadline = NULL;

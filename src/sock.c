@@ -83,6 +83,35 @@ bool dst_deadline_end(struct dst_deadline *d)
 	return d->expired;
 }
 
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+static struct lock_class_key dst_sk_key[2];
+#endif
+
+/*
+ * Give @sock's lock a lockdep class of dst's own, once the agent's TLS
+ * handshake on it is done and before dst's data goes over it.  The agent
+ * works on the socket from userspace, where a fault takes mmap_lock with
+ * the socket's lock held; dst's data path takes that lock with a
+ * filesystem's locks held (a bio submitted under them).  Both never work
+ * on one socket at once, but in lockdep's one class for every kernel
+ * socket (k-sk_lock) they would close a cycle through mmap_lock.  Only the
+ * map lockdep checks changes, which softirq never takes (it takes the
+ * spinlock): unlike sunrpc's and nvme-tcp's reclassification at creation,
+ * this can be done on a connected socket.
+ */
+void dst_sock_lockdep(struct socket *sock)
+{
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	struct sock *sk = sock->sk;
+	bool v6 = sk->sk_family == AF_INET6;
+
+	WARN_ON_ONCE(sock_owned_by_user_nocheck(sk));
+	lockdep_set_class_and_name(&sk->sk_lock, &dst_sk_key[v6],
+				   v6 ? "sk_lock-AF_INET6-dst" :
+					"sk_lock-AF_INET-dst");
+#endif
+}
+
 /*
  * Give @sock a file, which a TLS handshake needs to go to the agent (as
  * nvme-tcp does); it is then released with the file.  On failure @sock
