@@ -20,7 +20,6 @@ set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
 
-KDELAY=$DST_ROOT/tests/out/debug-build/kdelay/kdelay.ko
 PORT=7410
 [[ -e /sys/kernel/debug/kmemleak ]] || fail "no kmemleak: not the debug kernel"
 [[ -f "$KDELAY" ]] || fail "$KDELAY missing (tests/lib/debug.sh builds it)"
@@ -49,7 +48,8 @@ kdelay_load() {
 }
 
 # C1.
-do_export c1 /dev/ram0 127.0.0.1:$PORT
+# Two clients that write: the export is shared (one writer otherwise).
+do_export c1 /dev/ram0 127.0.0.1:$PORT --shared
 do_import i1 127.0.0.1:$PORT --timeout 5
 do_import i2 127.0.0.1:$PORT --timeout 5
 wait_for 30 "two clients on the export" field_is export_field c1 clients 2

@@ -21,7 +21,6 @@ set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
 
-KDELAY=$DST_ROOT/tests/out/kdelay/kdelay.ko
 PORT=7655
 DELAY=10
 [[ -f "$KDELAY" ]] || fail "$KDELAY missing (make tools builds it)"

@@ -9,7 +9,6 @@ set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
 
-KDELAY=$DST_ROOT/tests/out/kdelay/kdelay.ko
 BM=/tmp/sr/m.bm
 [[ -f "$KDELAY" ]] || fail "$KDELAY missing (make tools builds it)"
 

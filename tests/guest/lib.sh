@@ -64,6 +64,15 @@ expect_error() {
 
 dst_loaded() { grep -q '^dst_storage ' /proc/modules; }
 
+# tests/debug/kdelay as built for the kernel the guest runs: by make tools
+# for Debian's, by the debug tier for its own.
+# shellcheck disable=SC2034 # used by the tests that source this
+if [[ "${DST_MODE:-}" == debug ]]; then
+	KDELAY=${DST_ROOT:-/mnt/dst}/tests/out/debug-build/kdelay/kdelay.ko
+else
+	KDELAY=${DST_ROOT:-/mnt/dst}/tests/out/kdelay/kdelay.ko
+fi
+
 # Bytes sent over loopback so far (what a remote leg's traffic costs).
 lo_bytes() { cat /sys/class/net/lo/statistics/tx_bytes; }
 
