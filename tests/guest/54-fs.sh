@@ -5,7 +5,9 @@
 # remote leg fails and comes back under the load, and a two-level tree
 # (that mirror exported and imported again).  Each time: mkfs, files
 # written and fsynced, fio with an fsync after every write (journal
-# commits: REQ_PREFLUSH and REQ_FUA) and verify, umount, e2fsck -fn or
+# commits: REQ_PREFLUSH and REQ_FUA) and verify (each block read back
+# once 8 more were written), flushes seen arriving on the device of every
+# node, local or exported, umount, e2fsck -fn or
 # xfs_repair -n clean, remount and every file checked; the mirror's legs
 # byte for byte identical at the end.  The nodes are loop devices over
 # files on tmpfs: they have a write cache, so flushes reach dst's nodes
@@ -40,10 +42,16 @@ for i in 0 1 2 3; do
 	L+=("$LOOP")
 done
 
+# flushes DEV: the flush requests DEV completed (field 16 of its stat).
+flushes() { awk '{ print $16 }' "/sys/block/${1#/dev/}/stat"; }
+
 # fs_run DEV FS TAG [HOOK]: the cycle above on DEV, fio for 3 s or, with
-# a HOOK, 6 s while HOOK runs in the foreground.
+# a HOOK, 6 s while HOOK runs in the foreground; each device of
+# FLUSH_DEVS (the nodes under DEV, local or exported) must have been sent
+# flushes during fio.
 fs_run() {
-	local dev=$1 fs=$2 tag=$3 hook=${4:-} fio_pid secs=3
+	local dev=$1 fs=$2 tag=$3 hook=${4:-} fio_pid secs=3 i
+	local -a f0=()
 	case "$fs" in
 	ext4) expect_ok bounded 180 mkfs.ext4 -q -F "$dev" ;;
 	xfs) expect_ok bounded 180 mkfs.xfs -q -f "$dev" ;;
@@ -58,14 +66,21 @@ fs_run() {
 	expect_ok bounded 120 sync -f "$MNT"
 	(cd "$MNT" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >/tmp/fs-sums
 	[[ -z "$hook" ]] || secs=6
+	for i in "${!FLUSH_DEVS[@]}"; do f0[i]=$(flushes "${FLUSH_DEVS[i]}"); done
+	# Each block read back and checked once 8 more were written.
 	bounded 300 fio --name="fs-$tag" --directory="$MNT" --rw=randwrite --bs=4k \
 		--size=4M --nrfiles=2 --numjobs=2 --ioengine=psync --fsync=1 \
 		--time_based --runtime="$secs" --verify=crc32c --verify_fatal=1 \
-		--verify_state_save=0 --output="/tmp/fio-fs-$tag.txt" &
+		--verify_backlog=8 --verify_state_save=0 \
+		--output-format=json --output="/tmp/fio-fs-$tag.json" &
 	fio_pid=$!
 	[[ -z "$hook" ]] || "$hook"
-	wait "$fio_pid" || fail "fio on $fs over $tag failed: $(tail -n 5 "/tmp/fio-fs-$tag.txt")"
-	grep -q "err= 0" "/tmp/fio-fs-$tag.txt" || fail "fio on $fs over $tag reported errors"
+	wait "$fio_pid" || fail "fio on $fs over $tag failed: $(head -c 600 "/tmp/fio-fs-$tag.json")"
+	fio_verified "/tmp/fio-fs-$tag.json" "fio on $fs over $tag"
+	for i in "${!FLUSH_DEVS[@]}"; do
+		(($(flushes "${FLUSH_DEVS[i]}") > f0[i])) ||
+			fail "$fs on $tag: no flush reached ${FLUSH_DEVS[i]} under fsync-heavy fio"
+	done
 	expect_ok bounded 120 umount "$MNT"
 	MOUNTS=()
 	case "$fs" in
@@ -83,12 +98,14 @@ fs_run() {
 # --- a remote import ------------------------------------------------------
 do_export er "${L[0]}" 127.0.0.1:$PORT
 do_import ir 127.0.0.1:$PORT
+FLUSH_DEVS=("${L[0]}")
 for fs in ext4 xfs; do fs_run "$DEV" "$fs" remote; done
 undo_import ir
 undo_export er
 
 # --- linear: two local nodes, then a local and a remote node ----------------
 make_storage l2 linear -- "${L[0]}" "${L[1]}"
+FLUSH_DEVS=("${L[0]}" "${L[1]}")
 for fs in ext4 xfs; do fs_run "$DEV" "$fs" linear-local; done
 drop_storage l2
 do_export el "${L[1]}" 127.0.0.1:$PORT
@@ -107,6 +124,7 @@ expect_ok bounded 60 dstadm start m --assume-clean
 DEV=$(storage_dev m)
 wait_for 10 "$DEV to appear" test -b "$DEV"
 MDEV=$DEV
+FLUSH_DEVS=("${L[2]}" "${L[3]}")
 
 leg_out() { ! leg_is m 1 in-sync; }
 # Under fio: the export goes away, the leg goes out of sync, the export

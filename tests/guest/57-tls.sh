@@ -144,7 +144,7 @@ bytes=$(sed -n 's/.*bytes=\([0-9]*\).*/\1/p' "$W/sniff.tls")
 
 bounded 300 fio --name=tls --filename="$DEV" --rw=randwrite --bs=4k,64k \
 	--size=64M --ioengine=libaio --iodepth=16 --direct=1 --verify=crc32c \
-	--verify_fatal=1 --do_verify=1 --output=/dev/null ||
+	--verify_fatal=1 --verify_backlog=32 --do_verify=1 --output=/dev/null ||
 	fail "fio verify through the TLS import failed"
 expect_ok bounded 120 mkfs.ext4 -q -F "$DEV"
 mkdir -p /mnt/tls
@@ -224,9 +224,9 @@ expect_ok bounded 60 dstadm start m
 DEV=$(storage_dev m)
 wait_in_sync m 180
 timeout -k 5 300 fio --name=back --filename="$DEV" --direct=1 --ioengine=libaio \
-	--rw=randrw --bs=4k --iodepth=8 --time_based --runtime=20 --size=32M \
-	--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
-	--output="$W/fio-back.txt" &
+	--rw=randwrite --bs=4k --iodepth=8 --time_based --runtime=20 --size=32M \
+	--verify=crc32c --verify_fatal=1 --verify_backlog=32 --verify_state_save=0 \
+	--output-format=json --output="$W/fio-back.json" &
 FIO=$!
 BG_PIDS+=("$FIO")
 sleep 4
@@ -236,7 +236,7 @@ sleep 2
 do_export e0 /dev/ram0 127.0.0.1:$PORT --secret-file "$W/s.good" --tls
 wait_for 60 "the TLS leg reconnected" node_is m 1 connected
 wait_in_sync m 120
-fio_wait "$FIO" "$W/fio-back.txt" "while the TLS leg went and came back"
+fio_wait "$FIO" "$W/fio-back.json" "while the TLS leg went and came back"
 [[ "$(leg_field m 1 reconnects)" -ge 1 ]] || fail "the TLS leg counts no reconnect"
 [[ "$(leg_field m 1 tls)" == psk ]] || fail "the TLS leg is $(leg_field m 1 tls) after its reconnect"
 legs_identical 256 /dev/ram2 /dev/ram0

@@ -24,9 +24,9 @@ all_in_sync m || fail "--assume-clean did not start every leg in sync"
 # fio writes and verifies for 25 s; the legs fail under it.
 # timeout itself, not the bounded function: $! must be what to kill.
 timeout -k 5 300 fio --name=fail --filename="$M" --direct=1 --ioengine=libaio \
-	--rw=randrw --bsrange=4k-256k --iodepth=16 --time_based --runtime=25 \
-	--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
-	--output=/tmp/fio-fail.txt &
+	--rw=randwrite --bsrange=4k-256k --iodepth=16 --time_based --runtime=25 \
+	--verify=crc32c --verify_fatal=1 --verify_backlog=32 --verify_state_save=0 \
+	--output-format=json --output=/tmp/fio-fail.json &
 FIO=$!
 BG_PIDS+=("$FIO")
 sleep 6
@@ -36,7 +36,7 @@ log "node1 (dm error) is out of sync"
 undo_export leg2
 wait_for 90 "node2 out of sync" leg_is m 2 out-of-sync
 log "node2 (export gone) is out of sync"
-fio_wait "$FIO" /tmp/fio-fail.txt "while legs failed"
+fio_wait "$FIO" /tmp/fio-fail.json "while legs failed"
 dstadm status m
 
 [[ "$(leg_field m 0 sync)" == in-sync ]] || fail "node0 is not in sync"

@@ -21,11 +21,12 @@ expect_ok dd if=/dev/urandom of=/dev/ram3 bs=1M count="$MIB" oflag=direct status
 make_storage m mirror --chunk-size 64K -- /dev/ram0 /dev/ram1 -- --assume-clean
 M=$DEV
 
+# fio runs until both resyncs are done (then SIGINT ends it).
 # timeout itself, not the bounded function: $! must be what to kill.
 timeout -k 5 400 fio --name=grow --filename="$M" --direct=1 --ioengine=libaio \
-	--rw=randrw --bsrange=4k-256k --iodepth=16 --time_based --runtime=40 \
-	--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
-	--output=/tmp/fio-grow.txt &
+	--rw=randwrite --bsrange=4k-256k --iodepth=16 --time_based --runtime=300 \
+	--verify=crc32c --verify_fatal=1 --verify_backlog=32 --verify_state_save=0 \
+	--output-format=json --output=/tmp/fio-grow.json &
 FIO=$!
 BG_PIDS+=("$FIO")
 sleep 4
@@ -36,7 +37,7 @@ sync=$(leg_field m 2 sync)
 [[ "$sync" == resyncing || "$sync" == in-sync ]] || fail "a new leg is $sync"
 log "node2 added: $sync, $(leg_field m 2 dirty_regions) dirty regions"
 wait_in_sync m 240
-kill -0 "$FIO" 2>/dev/null || log "note: fio ended before node2's resync did"
+kill -0 "$FIO" 2>/dev/null || fail "fio ended before node2's resync did: no race with it"
 first=$(storage_field m resync_bytes)
 ((first >= MIB << 20)) || fail "resync of node2 copied $first bytes"
 
@@ -54,7 +55,9 @@ err=$(bounded 30 dstadm add m local "$SMALL" 2>&1) || rc=$?
 	fail "a refused leg changed the nodes"
 
 wait_in_sync m 300
-fio_wait "$FIO" /tmp/fio-grow.txt "while legs were added"
+kill -0 "$FIO" 2>/dev/null || fail "fio ended before node3's resync did: no race with it"
+kill -INT "$FIO"
+fio_wait "$FIO" /tmp/fio-grow.json "while legs were added"
 dstadm status m
 total=$(storage_field m resync_bytes)
 ((total >= first + (MIB << 20))) || fail "resync of node3 copied $((total - first)) bytes"

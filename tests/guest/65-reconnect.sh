@@ -52,11 +52,11 @@ dstadm monitor --state --timestamps --program /tmp/alert.sh >/tmp/events.txt &
 MON2=$!
 BG_PIDS+=("$MON2")
 wait_for 30 "monitor --state" grep -q "storage m node2: exists connected in-sync" /tmp/events.txt
-# Random reads and writes to one MiB in eight: few regions get dirty.
+# Random writes to one MiB in eight, each read back: few regions get dirty.
 timeout -k 5 300 fio --name=back --filename="$M" --direct=1 --ioengine=libaio \
-	--rw=randrw --bs=4k --iodepth=8 --time_based --runtime=30 --size=8M \
-	--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
-	--output=/tmp/fio-back.txt &
+	--rw=randwrite --bs=4k --iodepth=8 --time_based --runtime=30 --size=8M \
+	--verify=crc32c --verify_fatal=1 --verify_backlog=32 --verify_state_save=0 \
+	--output-format=json --output=/tmp/fio-back.json &
 FIO=$!
 BG_PIDS+=("$FIO")
 sleep 4
@@ -71,7 +71,7 @@ do_export leg2 /dev/ram2 127.0.0.1:7110
 wait_for 60 "node2 reconnected" node_is m 2 connected
 wait_in_sync m 120
 expect_ok dstadm status --check m
-fio_wait "$FIO" /tmp/fio-back.txt "while a leg went and came back"
+fio_wait "$FIO" /tmp/fio-back.json "while a leg went and came back"
 dstadm status m
 [[ "$(leg_field m 2 reconnects)" -ge 1 ]] || fail "node2 counts no reconnect"
 resynced=$(storage_field m resync_bytes)
@@ -106,9 +106,9 @@ do_import r3 127.0.0.1:7111 --dead-timeout 60 --reconnect-max 1
 R=$DEV
 [[ "$(node_field r3 dead_timeout)" == 60 ]] || fail "dead timeout not shown"
 timeout -k 5 300 fio --name=hold --filename="$R" --direct=1 --ioengine=libaio \
-	--rw=randrw --bsrange=4k-128k --iodepth=8 --time_based --runtime=20 \
-	--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
-	--output=/tmp/fio-hold.txt &
+	--rw=randwrite --bsrange=4k-128k --iodepth=8 --time_based --runtime=20 \
+	--verify=crc32c --verify_fatal=1 --verify_backlog=32 --verify_state_save=0 \
+	--output-format=json --output=/tmp/fio-hold.json &
 FIO=$!
 BG_PIDS+=("$FIO")
 sleep 4
@@ -117,7 +117,7 @@ wait_for 30 "r3 reconnecting" field_is node_field r3 state reconnecting
 sleep 3
 do_export d3 /dev/ram3 127.0.0.1:7111
 wait_for 60 "r3 connected" field_is node_field r3 state connected
-fio_wait "$FIO" /tmp/fio-hold.txt "through a short outage"
+fio_wait "$FIO" /tmp/fio-hold.json "through a short outage"
 log "r3 held its I/O through the outage"
 undo_import r3
 

@@ -106,31 +106,49 @@ sysfs_leg() {
 	cat "/sys/block/${dev#/dev/}/dst/node$2/$3"
 }
 
-# fio_verify NAME DEV SECONDS [FIO_OPTIONS...]: random read/write with
-# crc32c verification; fails on any fio error.
+# fio_verify NAME DEV SECONDS [FIO_OPTIONS...]: random writes of 4 to
+# 256 KiB at depth 16 for SECONDS, each read back and checked (crc32c)
+# once 32 more were written (--verify_backlog: a time-based job verifies
+# no other way but in passes it completes); fails on any fio error and
+# when nothing was read back: every run shows that it verified.
 fio_verify() {
-	local name=$1 dev=$2 secs=$3
+	local name=$1 dev=$2 secs=$3 out=/tmp/fio-$1.json
 	shift 3
 	expect_ok bounded $((secs + 240)) fio --name="$name" --filename="$dev" --direct=1 \
-		--ioengine=libaio --rw=randrw --bsrange=4k-256k --iodepth=16 \
+		--ioengine=libaio --rw=randwrite --bsrange=4k-256k --iodepth=16 \
 		--time_based --runtime="$secs" --verify=crc32c --verify_fatal=1 \
-		--verify_state_save=0 --output="/tmp/fio-$name.txt" "$@"
-	grep -q "err= 0" "/tmp/fio-$name.txt" || fail "fio $name reported errors"
-	log "fio $name on $dev: verify clean"
+		--verify_backlog=32 --verify_state_save=0 \
+		--output-format=json --output="$out" "$@"
+	fio_verified "$out" "fio $name"
 }
 
-# fio_wait PID OUTPUT WHAT: wait for the fio of PID, started in the
-# background (and in BG_PIDS); fails if it failed or any of its jobs
-# reported an error in OUTPUT, saying WHAT it was doing.
+# fio_verified JSON WHAT: the fio run of JSON had no error and wrote, and
+# each of its jobs that verifies (all write only: every read is a verify
+# read) read back some of it.
+fio_verified() {
+	local mib vmib
+	mib=$(jq -r '[.jobs[].write.io_bytes] | add / 1048576 | floor' "$1" 2>/dev/null) ||
+		fail "$2: no fio JSON output: $(head -c 400 "$1")"
+	jq -e '(."global options".verify // null) as $g |
+		all(.jobs[]; .error == 0) and ([.jobs[].write.io_bytes] | add > 0) and
+		all(.jobs[] | select((."job options".verify // $g) != null); .read.io_bytes > 0)' \
+		"$1" >/dev/null ||
+		fail "$2: an error, or nothing verified: $(jq -c '[.jobs[] | {error, written: .write.io_bytes, verified: .read.io_bytes}]' "$1")"
+	vmib=$(jq -r '[.jobs[].read.io_bytes] | add / 1048576 | floor' "$1")
+	log "$2: $mib MiB written, $vmib MiB read back and verified"
+}
+
+# fio_wait PID JSON WHAT: wait for the fio of PID, started in the
+# background (and in BG_PIDS) with --output-format=json; fails if it
+# failed, or as fio_verified, saying WHAT it was doing.
 fio_wait() {
 	local pid=$1 out=$2 what=$3 rc=0 p
 	local -a keep=()
 	wait "$pid" || rc=$?
 	for p in "${BG_PIDS[@]}"; do [[ "$p" == "$pid" ]] || keep+=("$p"); done
 	BG_PIDS=("${keep[@]}")
-	((rc == 0)) || fail "fio failed ($rc) $what"
-	! grep -q "err=[ ]*[1-9]" "$out" || fail "fio reported errors $what"
-	grep -q "err=" "$out" || fail "fio wrote no job status $what"
+	((rc == 0)) || fail "fio failed ($rc) $what: $(head -c 600 "$out")"
+	fio_verified "$out" "fio $what"
 }
 
 # legs_identical MIB DEV...: the first MIB MiB of each DEV are identical.
