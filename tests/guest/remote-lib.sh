@@ -148,6 +148,13 @@ ack_alive() {
 	done
 }
 
+# ack_signal NAME SIG: SIG (STOP, CONT) to NAME's writers.
+ack_signal() {
+	local -a pids
+	mapfile -t pids <"$ACK_DIR/ack.$1.pids"
+	kill -"$2" "${pids[@]}"
+}
+
 # ack_stop NAME: stops the writers; fails if one failed or verified no read.
 ack_stop() {
 	local name=$1 pid k=0 rc end acks=0 reads=0 w r
@@ -171,7 +178,7 @@ ack_stop() {
 		grep -qx "$pid" "$ACK_DIR/ack.$name.pids" || keep+=("$pid")
 	done
 	BG_PIDS=("${keep[@]}")
-	log "$name: $acks writes acknowledged, $reads reads verified during the run"
+	log "$name: $acks writes, $reads reads verified during the run"
 }
 
 # ack_check NAME DEV...: each DEV holds every write NAME's writers

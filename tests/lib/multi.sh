@@ -83,7 +83,8 @@ multi_ready() {
 	done
 }
 
-# multi_kill ROLE: SIGKILL of its QEMU, as a power cut.
+# multi_kill ROLE: SIGKILL of its QEMU: a crash of its OS (its disks keep
+# every write it completed, flushed or not: no power cut).
 multi_kill() {
 	local role=$1
 	if [[ -s "$MOUT/ctl/$role.pid" ]]; then

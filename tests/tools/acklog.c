@@ -3,7 +3,7 @@
  * acklog: writes that a crash must not lose, and the check after it.
  * Runs in the test guest.
  *
- *   acklog write DEV LOG FIRST COUNT SEED [plain] [read]
+ *   acklog write DEV LOG FIRST COUNT SEED [plain|sync] [read]
  *	Until SIGTERM (or killed): picks a 4 KiB block from FIRST to
  *	FIRST + COUNT - 1, writes it with O_DIRECT | O_DSYNC (FUA) holding
  *	its number, a sequence number and a checksum of the rest, and once
@@ -11,12 +11,14 @@
  *	put it where a crash of this host cannot take it, e.g. the 9p share).
  *	With "plain", O_DIRECT alone: writes that a write-behind leg may
  *	get after they returned (a flush or FUA never goes behind).  With
+ *	"sync", O_DIRECT writes and an fdatasync() (a flush) after every
+ *	SYNC_EVERY of them; the writes are logged once that returned.  With
  *	"read", after each write it reads back, with O_DIRECT, a block of
  *	its range that it wrote before, at random: the block must hold the
  *	last write it acknowledged there (no other writer shares the range),
  *	or it exits 1 at once, saying what it read.  A failed write or read
  *	exits 2.  On SIGTERM it finishes the I/O in progress, prints
- *	"acklog: N writes acknowledged, N reads verified" and exits 0.
+ *	"acklog: N writes done, N reads verified" and exits 0.
  *
  *   acklog check DEV LOG...
  *	For every block of the logs, the newest acknowledged SEQ: the block
@@ -39,6 +41,7 @@
 #define BLOCK		4096
 #define MAGIC		0x41434b4c4f470a01ULL	/* "ACKLOG" */
 #define MAX_BLOCKS	(1U << 22)
+#define SYNC_EVERY	32
 
 struct record {
 	uint64_t magic;
@@ -124,16 +127,31 @@ static int read_back(int fd, const uint64_t *acked, uint64_t first,
 	return 1;
 }
 
-static int cmd_write(char *argv[], int flags, bool reads)
+/* Appends "BLOCK SEQ" of each of the @n writes in @done to @log. */
+static int log_acks(int log, const uint64_t (*done)[2], unsigned int n)
+{
+	char line[64];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "%" PRIu64 " %" PRIu64 "\n",
+			 done[i][0], done[i][1]);
+		if (write(log, line, strlen(line)) != (ssize_t)strlen(line))
+			return die("write log");
+	}
+	return 0;
+}
+
+static int cmd_write(char *argv[], int flags, bool sync, bool reads)
 {
 	uint64_t first = strtoull(argv[2], NULL, 0);
 	uint64_t count = strtoull(argv[3], NULL, 0);
 	uint64_t seq = 0, block, r = strtoull(argv[4], NULL, 0), nread = 0;
 	struct sigaction sa = { .sa_handler = on_term, .sa_flags = SA_RESTART };
-	uint64_t *w, *acked = NULL;
+	uint64_t *w, *acked = NULL, done[SYNC_EVERY][2];
+	unsigned int ndone = 0;
 	struct record *rec;
 	int fd, rfd = -1, log, err;
-	char line[64];
 
 	if (!count || count > MAX_BLOCKS)
 		return fprintf(stderr, "acklog: COUNT must be 1 to %u\n", MAX_BLOCKS), 2;
@@ -163,9 +181,16 @@ static int cmd_write(char *argv[], int flags, bool reads)
 		rec->sum = fill(w, block, seq);
 		if (pwrite(fd, w, BLOCK, (off_t)(block * BLOCK)) != BLOCK)
 			return die("pwrite");
-		snprintf(line, sizeof(line), "%" PRIu64 " %" PRIu64 "\n", block, seq);
-		if (write(log, line, strlen(line)) != (ssize_t)strlen(line))
-			return die("write log");
+		done[ndone][0] = block;
+		done[ndone][1] = seq;
+		if (++ndone == SYNC_EVERY || !sync) {
+			if (sync && fdatasync(fd))
+				return die("fdatasync");
+			err = log_acks(log, done, ndone);
+			if (err)
+				return err;
+			ndone = 0;
+		}
 		if (!reads)
 			continue;
 		acked[block - first] = seq;
@@ -175,7 +200,7 @@ static int cmd_write(char *argv[], int flags, bool reads)
 			return err;
 		nread++;
 	}
-	printf("acklog: %" PRIu64 " writes acknowledged, %" PRIu64 " reads verified\n",
+	printf("acklog: %" PRIu64 " writes done, %" PRIu64 " reads verified\n",
 	       seq, nread);
 	return 0;
 }
@@ -226,24 +251,28 @@ static int cmd_check(int nlogs, char *argv[])
 
 int main(int argc, char *argv[])
 {
-	bool plain = false, reads = false;
+	bool plain = false, sync = false, reads = false;
 	int i;
 
 	if (argc >= 7 && argc <= 9 && !strcmp(argv[1], "write")) {
 		for (i = 7; i < argc; i++) {
 			if (!strcmp(argv[i], "plain"))
 				plain = true;
+			else if (!strcmp(argv[i], "sync"))
+				sync = true;
 			else if (!strcmp(argv[i], "read"))
 				reads = true;
 			else
 				goto usage;
 		}
-		return cmd_write(argv + 2, plain ? 0 : O_DSYNC, reads);
+		if (plain && sync)
+			goto usage;
+		return cmd_write(argv + 2, plain || sync ? 0 : O_DSYNC, sync, reads);
 	}
 	if (argc >= 4 && !strcmp(argv[1], "check"))
 		return cmd_check(argc - 3, argv + 2);
 usage:
-	fprintf(stderr, "usage: acklog write DEV LOG FIRST COUNT SEED [plain] [read]\n"
+	fprintf(stderr, "usage: acklog write DEV LOG FIRST COUNT SEED [plain|sync] [read]\n"
 			"       acklog check DEV LOG...\n");
 	return 2;
 }

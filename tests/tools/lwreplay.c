@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lwreplay: a power cut, from a dm-log-writes log.  Runs in the test guest.
+ *
+ *   lwreplay LOG OUT MARK
+ *	Writes onto OUT (a file or device that held what the logged device
+ *	held when its log began) every write of LOG, in the log's order, up
+ *	to the mark named MARK (dmsetup message DEV 0 mark MARK).  Exit 0
+ *	and a line of counts when the mark was found, 1 when it was not, 2
+ *	on a usage or I/O error or a log that does not parse.
+ *
+ * dm-log-writes (drivers/md/dm-log-writes.c) puts a write in its log only
+ * once it is durable: a FUA write when it completes, any other write when
+ * a flush that was sent after it completes.  So what the log holds before
+ * a mark is what a device that loses every write it was not told to flush
+ * would hold after a power cut at that mark; replaying it gives that
+ * device.  The log: a super block (magic, version, entries, sector size)
+ * in the first sector, then for each entry one sector of header (sector,
+ * number of sectors, flags, data length; a mark's name after it) and the
+ * data written, if any, in the following sectors.
+ */
+#include <endian.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LOG_FLUSH_FLAG		(1 << 0)
+#define LOG_FUA_FLAG		(1 << 1)
+#define LOG_DISCARD_FLAG	(1 << 2)
+#define LOG_MARK_FLAG		(1 << 3)
+#define WRITE_LOG_MAGIC		0x6a736677736872ULL
+#define WRITE_LOG_VERSION	1
+
+struct log_write_super {
+	uint64_t magic;
+	uint64_t version;
+	uint64_t nr_entries;
+	uint32_t sectorsize;
+} __attribute__((packed));
+
+struct log_write_entry {
+	uint64_t sector;
+	uint64_t nr_sectors;
+	uint64_t flags;
+	uint64_t data_len;
+};
+
+static int bad(const char *what)
+{
+	perror(what);
+	return 2;
+}
+
+static int parse_error(const char *what, uint64_t i)
+{
+	fprintf(stderr, "lwreplay: entry %" PRIu64 ": %s\n", i, what);
+	return 2;
+}
+
+int main(int argc, char *argv[])
+{
+	uint64_t i, n, writes = 0, fua = 0, flushes = 0, len;
+	struct log_write_super super;
+	struct log_write_entry e;
+	off_t pos;
+	size_t ss;
+	char *buf;
+	int log, out;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: lwreplay LOG OUT MARK\n");
+		return 2;
+	}
+	log = open(argv[1], O_RDONLY);
+	out = open(argv[2], O_WRONLY);
+	if (log < 0 || out < 0)
+		return bad(log < 0 ? argv[1] : argv[2]);
+	if (pread(log, &super, sizeof(super), 0) != sizeof(super))
+		return bad("read super");
+	ss = le32toh(super.sectorsize);
+	n = le64toh(super.nr_entries);
+	if (le64toh(super.magic) != WRITE_LOG_MAGIC ||
+	    le64toh(super.version) != WRITE_LOG_VERSION ||
+	    ss < 512 || ss > 65536 || (ss & (ss - 1))) {
+		fprintf(stderr, "lwreplay: %s is not a dm-log-writes log\n", argv[1]);
+		return 2;
+	}
+	buf = malloc(ss);
+	if (!buf)
+		return bad("malloc");
+	pos = (off_t)ss;
+	for (i = 0; i < n; i++) {
+		if (pread(log, buf, ss, pos) != (ssize_t)ss)
+			return bad("read entry");
+		memcpy(&e, buf, sizeof(e));
+		e.sector = le64toh(e.sector);
+		e.nr_sectors = le64toh(e.nr_sectors);
+		e.flags = le64toh(e.flags);
+		e.data_len = le64toh(e.data_len);
+		pos += ss;
+		if (e.flags & LOG_MARK_FLAG) {
+			if (e.data_len >= ss - sizeof(e))
+				return parse_error("mark too long", i);
+			buf[sizeof(e) + e.data_len] = '\0';
+			if (!strcmp(buf + sizeof(e), argv[3])) {
+				printf("lwreplay: %s: %" PRIu64 " writes (%" PRIu64
+				       " FUA), %" PRIu64 " flushes before mark %s\n",
+				       argv[1], writes, fua, flushes, argv[3]);
+				return 0;
+			}
+			continue;
+		}
+		flushes += !!(e.flags & LOG_FLUSH_FLAG);
+		/* A discard's data is whatever the device says: left alone. */
+		if ((e.flags & LOG_DISCARD_FLAG) || !e.nr_sectors)
+			continue;
+		if (e.nr_sectors > (64ULL << 20) / ss)
+			return parse_error("write too long", i);
+		len = e.nr_sectors * ss;
+		buf = realloc(buf, len > ss ? len : ss);
+		if (!buf)
+			return bad("realloc");
+		if (pread(log, buf, len, pos) != (ssize_t)len)
+			return bad("read data");
+		if (pwrite(out, buf, len, (off_t)(e.sector * ss)) != (ssize_t)len)
+			return bad("write");
+		pos += (off_t)len;
+		writes++;
+		fua += !!(e.flags & LOG_FUA_FLAG);
+	}
+	fprintf(stderr, "lwreplay: %s: no mark %s in %" PRIu64 " entries\n",
+		argv[1], argv[3], n);
+	return 1;
+}
