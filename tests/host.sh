@@ -63,15 +63,16 @@ checkpatch() {
 		tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$KSRC" --strip-components=1 \
 			linux-source-6.1/scripts linux-source-6.1/Documentation/dev-tools
 	fi
-	local f out
+	local f out rc=0
 	local -a files=()
 	for f in "$ROOT"/src/*.[ch] "$ROOT"/src/uapi/*.h; do
 		[[ "$f" == *.mod.c ]] || files+=("${f#"$ROOT"/}")
 	done
+	# Its exit status too: a checkpatch that could not run prints nothing.
 	out=$(cd "$ROOT" && perl "$KSRC/scripts/checkpatch.pl" --no-tree --strict --terse \
-		--show-types -f "${files[@]}")
+		--show-types -f "${files[@]}") || rc=$?
 	echo "$out"
-	! grep -qE '(ERROR|WARNING|CHECK):' <<<"$out"
+	((rc == 0)) && ! grep -qE '(ERROR|WARNING|CHECK):' <<<"$out"
 }
 
 man_renders() {

@@ -54,7 +54,7 @@ head -c 32M /dev/urandom >/tmp/ro
 expect_ok bounded 60 dd if=/tmp/ro of=/dev/ram1 bs=1M oflag=direct status=none
 ro_sum=$(dev_sha /dev/ram1 32)
 do_export ero /dev/ram1 127.0.0.1:7102 --read-only
-[[ "$(export_field ero read_only)" == true ]] || log "note: status of ero has read_only=$(export_field ero read_only)"
+[[ "$(export_field ero read_only)" == true ]] || fail "status of ero has read_only=$(export_field ero read_only)"
 do_import rro 127.0.0.1:7102
 dro=$DEV
 [[ "$(blockdev --getro "$dro")" == 1 ]] || fail "import of a read-only export: blockdev --getro $dro is not 1"

@@ -43,6 +43,9 @@ sys=/sys/block/${dev#/dev/}
 
 # Fill with a pattern, discard 1 MiB at 8 MiB (tmpfs punches a hole: zeros),
 # zero 1 MiB at 16 MiB with write-zeroes; the rest keeps the pattern.
+# Write-zeroes offered, not a fallback to writing zero pages.
+[[ "$(cat "$sys/queue/write_zeroes_max_bytes")" != 0 ]] ||
+	fail "$dev offers no write-zeroes: blkdiscard -z would write zero pages"
 head -c 32M /dev/zero | tr '\0' '\252' >/tmp/pattern
 expect_ok dd if=/tmp/pattern of="$dev" bs=1M oflag=direct status=none
 w0=$(cat "$sys/dst/node0/write_bytes")

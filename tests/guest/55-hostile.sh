@@ -80,6 +80,7 @@ lines=$(dmesg | tail -n +$((mark + 1)) | grep -c 'export e0' || true)
 log "50 bad connections in a burst: $lines kernel log lines about e0"
 max=$(ratelimit_max "$burst")
 ((lines <= max)) || fail "$lines log lines for 50 bad connections in $((SECONDS - burst)) s: not rate-limited (at most $max)"
+((lines >= 1)) || fail "50 bad connections and no kernel log line about them"
 good_alive
 expect_ok bounded 60 "$DSTPEER" client 127.0.0.1 $PORT ok
 good_alive

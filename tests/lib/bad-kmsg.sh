@@ -3,4 +3,4 @@
 # runner in the guests (tests/guest/runner.sh, tests/pkg/guest-pkg.sh) and
 # for the host's checks of guest consoles (tests/lib/multi.sh, pkg.sh).
 # shellcheck disable=SC2034 # used by the scripts that source this
-DST_BAD_KMSG='\b(BUG|WARNING|Oops|lockdep|hung task|blocked for more than|soft lockup|hard LOCKUP|rcu_sched self-detected|refcount_t|general protection|Call Trace|KASAN|UBSAN|suspected memory leak|possible circular locking|inconsistent lock state)\b'
+DST_BAD_KMSG='\b(BUG|WARNING|Oops|lockdep|hung task|blocked for more than|soft lockup|hard LOCKUP|rcu_(sched|preempt) self-detected|rcu_(sched|preempt) detected stalls|refcount_t|general protection|Call Trace|KASAN|UBSAN|suspected memory leak|possible circular locking|inconsistent lock state)\b'

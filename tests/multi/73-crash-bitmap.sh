@@ -53,6 +53,8 @@ if [[ ! -e "$PHASE" ]]; then
 	log "C was up to $most write(s) behind"
 	for ((k = 0; k < WRITERS + PLAIN; k++)); do
 		[[ -s "$DST_CTL/acklog.$k" ]] || fail "writer $k acknowledged nothing"
+		# One that ended (an I/O error) would leave its log short.
+		kill -0 "${BG_PIDS[k]}" 2>/dev/null || fail "writer $k ended before the crash"
 	done
 	log "bitmap: $(storage_field c bitmap_regions) region(s) set; crashing A"
 	put "$PHASE" 1
