@@ -96,6 +96,11 @@ report() {
 			esac
 		done <"$out/results.txt"
 	fi
+	# A pattern that matched nothing ran nothing: not a pass.
+	if ((passed + failed == 0)) && [[ "$finished" == 1 ]]; then
+		echo "FAIL no test ran"
+		failed=1
+	fi
 	if [[ "$finished" != 1 ]]; then
 		echo "FAIL guest did not finish"
 		failed=$((failed + 1))
