@@ -81,7 +81,7 @@ stage_moddep() {
 # Prints the results, the logs of failed tests and the summary line;
 # writes OUT/counts ("passed failed"). Fails if any test failed.
 report() {
-	local out=$1 finished=$2 passed=0 failed=0 status name reason
+	local out=$1 finished=$2 passed=0 failed=0 status name reason bad
 	if [[ -f "$out/results.txt" ]]; then
 		while read -r status name reason; do
 			echo "$status $name${reason:+ $reason}"
@@ -95,6 +95,14 @@ report() {
 				;;
 			esac
 		done <"$out/results.txt"
+	fi
+	# The runner checks the kernel log of each test; this, the whole boot
+	# (the module's install, the time between tests, the shutdown).
+	bad=$(grep -aE '^\[ *[0-9]+\.[0-9]+\] ' "$out/console.log" 2>/dev/null |
+		grep -aE "$DST_BAD_KMSG" | grep -avF "$DST_KMSG_NOT_BAD" || true)
+	if [[ -n "$bad" ]]; then
+		echo "FAIL kernel log of the guest: $(head -n1 <<<"$bad" | cut -c1-160)"
+		failed=$((failed + 1))
 	fi
 	# A pattern that matched nothing ran nothing: not a pass.
 	if ((passed + failed == 0)) && [[ "$finished" == 1 ]]; then

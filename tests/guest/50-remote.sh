@@ -63,7 +63,8 @@ expect_ok bounded 60 dd if=/tmp/tail0 of="$d0" bs=1M seek=$((mib - 1)) oflag=dir
 [[ "$(dev_sha "$d0" 1 $((mib - 1)))" == "$tsum" ]] || fail "last MiB of $d0 differs"
 [[ "$(dev_sha /dev/ram0 1 $((mib - 1)))" == "$tsum" ]] || fail "last MiB of /dev/ram0 differs"
 log "64 MiB on each of two exports (IPv4, IPv6) written at once: identical through dst and on brd"
-# Reading or writing past the end of the device fails cleanly.
+# A write past the end of the device fails (the block layer refuses it
+# before dst; a raw client past the end is 55-hostile's "beyond").
 expect_fail bounded 30 dd if=/dev/zero of="$d0" bs=1M seek="$mib" count=1 oflag=direct status=none
 
 wb=$(node_field r0 write_bytes)

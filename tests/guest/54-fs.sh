@@ -126,7 +126,7 @@ wait_for 10 "$DEV to appear" test -b "$DEV"
 MDEV=$DEV
 FLUSH_DEVS=("${L[2]}" "${L[3]}")
 
-leg_out() { ! leg_is m 1 in-sync; }
+leg_out() { leg_behind m 1; }
 # Under fio: the export goes away, the leg goes out of sync, the export
 # comes back, the leg reconnects and is resynced.
 cut_leg() {

@@ -38,7 +38,7 @@ mirror_setup 2 64
 
 now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 first_4k() { bounded 60 dd if="$1" bs=4k count=1 iflag=direct status=none | sha256sum | cut -c1-64; }
-leg_out() { ! leg_is m 1 in-sync; }
+leg_out() { leg_behind m 1; }
 
 # fence_case [EXPORT OPTIONS]: the scenario above, the export made with
 # the options given.

@@ -83,7 +83,7 @@ wait_for 10 "$DEV to appear" test -b "$DEV"
 slow_server e
 write_at "$DEV" /tmp/fA
 write_at "$DEV" /tmp/fB
-leg_out() { ! leg_is m 1 in-sync; }
+leg_out() { leg_behind m 1; }
 wait_for 60 "the remote leg out of sync" leg_out
 log "A then B written; the remote leg went out of sync"
 wait_in_sync m 120

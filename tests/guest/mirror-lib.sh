@@ -86,6 +86,14 @@ leg_field() {
 # leg_is NAME ID SYNC: the leg's sync state is SYNC.
 leg_is() { [[ "$(leg_field "$1" "$2" sync)" == "$3" ]]; }
 
+# leg_behind NAME ID: status says the leg is out of sync or resyncing (not
+# merely "not in sync", which a failed status or a missing leg is too).
+leg_behind() {
+	local s
+	s=$(leg_field "$1" "$2" sync)
+	[[ "$s" == out-of-sync || "$s" == resyncing ]]
+}
+
 # all_in_sync NAME: every leg of the mirror NAME is in sync.
 all_in_sync() {
 	status_json | jq -e --arg n "$1" \
