@@ -57,7 +57,7 @@ err=$(bounded 30 dstadm add m local "$SMALL" 2>&1) || rc=$?
 wait_in_sync m 300
 kill -0 "$FIO" 2>/dev/null || fail "fio ended before node3's resync did: no race with it"
 kill -INT "$FIO"
-fio_wait "$FIO" /tmp/fio-grow.json "while legs were added"
+fio_wait "$FIO" /tmp/fio-grow.json "while legs were added" stopped
 dstadm status m
 total=$(storage_field m resync_bytes)
 ((total >= first + (MIB << 20))) || fail "resync of node3 copied $((total - first)) bytes"

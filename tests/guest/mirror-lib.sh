@@ -134,7 +134,10 @@ fio_verify() {
 # each of its jobs that verifies (all write only: every read is a verify
 # read) read back some of it.
 fio_verified() {
-	local mib vmib
+	local mib vmib json=$1.only
+	# fio puts a line of its own first when it was stopped by a signal.
+	sed -n '/^{/,$p' "$1" >"$json"
+	set -- "$json" "$2"
 	mib=$(jq -r '[.jobs[].write.io_bytes] | add / 1048576 | floor' "$1" 2>/dev/null) ||
 		fail "$2: no fio JSON output: $(head -c 400 "$1")"
 	jq -e '(."global options".verify // null) as $g |
@@ -146,15 +149,17 @@ fio_verified() {
 	log "$2: $mib MiB written, $vmib MiB read back and verified"
 }
 
-# fio_wait PID JSON WHAT: wait for the fio of PID, started in the
-# background (and in BG_PIDS) with --output-format=json; fails if it
-# failed, or as fio_verified, saying WHAT it was doing.
+# fio_wait PID JSON WHAT [stopped]: wait for the fio of PID, started in
+# the background (and in BG_PIDS) with --output-format=json; fails if it
+# failed, or as fio_verified, saying WHAT it was doing.  "stopped": it was
+# sent SIGINT, after which it reports and exits 128 (or timeout's 130).
 fio_wait() {
-	local pid=$1 out=$2 what=$3 rc=0 p
+	local pid=$1 out=$2 what=$3 stopped=${4:-} rc=0 p
 	local -a keep=()
 	wait "$pid" || rc=$?
 	for p in "${BG_PIDS[@]}"; do [[ "$p" == "$pid" ]] || keep+=("$p"); done
 	BG_PIDS=("${keep[@]}")
+	[[ -z "$stopped" ]] || ((rc != 128 && rc != 130)) || rc=0
 	((rc == 0)) || fail "fio failed ($rc) $what: $(head -c 600 "$out")"
 	fio_verified "$out" "fio $what"
 }
