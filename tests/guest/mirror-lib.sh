@@ -207,7 +207,8 @@ loop_dev() {
 mirror_cleanup() {
 	local rc=$? i
 	set +e
-	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	# A stopped one (SIGSTOP) takes its SIGTERM once it goes on.
+	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done
 	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null; done
 	BG_PIDS=()
 	for m in "${MOUNTS[@]}"; do bounded 60 umount "$m" || echo "cleanup: umount $m failed"; done
