@@ -64,6 +64,9 @@ expect_error() {
 
 dst_loaded() { grep -q '^dst_storage ' /proc/modules; }
 
+# shellcheck source=tests/guest/kmemleak.sh
+source "${DST_ROOT:-/mnt/dst}/tests/guest/kmemleak.sh"
+
 # tests/debug/kdelay as built for the kernel the guest runs: by make tools
 # for Debian's, by the debug tier for its own.
 # shellcheck disable=SC2034 # used by the tests that source this
@@ -80,6 +83,7 @@ lo_bytes() { cat /sys/class/net/lo/statistics/tx_bytes; }
 load_dst() {
 	dst_loaded && return 0
 	modprobe dst_storage "$@" || fail "modprobe dst_storage $* failed"
+	[[ "${DST_MODE:-}" != debug ]] || dst_note_text
 }
 
 unload_dst() {

@@ -16,6 +16,8 @@ set -euo pipefail
 DST_ROOT=/mnt/dst
 # shellcheck source=tests/lib/bad-kmsg.sh
 source "$DST_ROOT/tests/lib/bad-kmsg.sh"
+# shellcheck source=tests/guest/kmemleak.sh
+source "$DST_ROOT/tests/guest/kmemleak.sh"
 
 say() { echo "dst-runner: $*"; }
 trap 'say "error: line $LINENO: $BASH_COMMAND exited $?"' ERR
@@ -195,18 +197,10 @@ watchdog() {
 	echo w >/proc/sysrq-trigger
 }
 
-# Debug kernel: kmemleak's unreferenced objects allocated through dst
-# (scanned while the module is still loaded, so that its frames have
-# names), printed; the count is the output's last line.  They are cleared
-# so that each is told once.
-kmemleak_dst() {
-	local k=/sys/kernel/debug/kmemleak
-	[[ "$DST_MODE" == debug && -w $k ]] || { echo 0; return 0; }
-	echo scan >"$k"
-	awk '/^unreferenced object/ { if (blk ~ /\[dst\]/) { print blk; n++ } blk = $0; next }
-		{ blk = blk "\n" $0 }
-		END { if (blk ~ /\[dst\]/) { print blk; n++ } print n + 0 }' "$k"
-	echo clear >"$k"
+# Debug kernel: kmemleak's objects leaked through dst, after a test.
+kmemleak_test() {
+	[[ "$DST_MODE" == debug ]] || { echo 0; return 0; }
+	kmemleak_dst
 }
 
 # Runs one test; appends "PASS name" or "FAIL name reason" to results.txt.
@@ -229,7 +223,7 @@ run_test() {
 	elif ((rc != 0)); then
 		reason="exit status $rc"
 	fi
-	leaks=$(kmemleak_dst)
+	leaks=$(kmemleak_test)
 	if [[ "$(tail -n1 <<<"$leaks")" != 0 ]]; then
 		{
 			echo "runner: kmemleak found objects leaked through dst:"
@@ -259,6 +253,21 @@ run_test() {
 	say "$(tail -n1 "$DST_RESULTS/results.txt") ($((SECONDS - start)) s)"
 }
 
+# Debug kernel, after the last test: the module unloaded, objects past
+# kmemleak's minimum age, what the last unloads left (module_exit's
+# leaks) is a failure of its own.
+kmemleak_final() {
+	local leaks
+	sleep 6
+	leaks=$(kmemleak_test)
+	[[ "$(tail -n1 <<<"$leaks")" != 0 ]] || return 0
+	{
+		echo "runner: kmemleak found objects leaked through dst after the last test:"
+		echo "$leaks"
+	} >"$DST_RESULTS/kmemleak-final.log"
+	echo "FAIL kmemleak-final $(tail -n1 <<<"$leaks") object(s) leaked through dst" >>"$DST_RESULTS/results.txt"
+}
+
 run_tests() {
 	local t
 	local -a tests
@@ -269,6 +278,7 @@ run_tests() {
 	for t in "${tests[@]}"; do
 		run_test "$t"
 	done
+	[[ "$DST_MODE" != debug ]] || kmemleak_final
 	echo "end_uptime $(cut -d' ' -f1 /proc/uptime)" >>"$DST_RESULTS/timing.txt"
 }
 
