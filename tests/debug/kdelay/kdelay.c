@@ -26,6 +26,7 @@
 #include <linux/delay.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -89,11 +90,29 @@ static unsigned long kdelay_sleeper(unsigned long a, unsigned long b,
 	return ret;
 }
 
+/*
+ * Whether the probed call was made in task context.  An int3 probe's
+ * handler runs as an NMI (irqentry_nmi_enter() adds NMI_OFFSET and
+ * HARDIRQ_OFFSET), where in_task() is always false: the debug kernel
+ * has no ftrace, so a probe that is not optimized into a jump (one with
+ * a post handler, or one not optimized yet) is an int3 probe there.
+ * The caller's context is what lies below.
+ */
+static bool kdelay_caller_in_task(void)
+{
+	unsigned long pc = preempt_count();
+
+	if (pc & NMI_MASK)
+		pc -= NMI_OFFSET + HARDIRQ_OFFSET;
+	return !(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
+}
+
 static int kdelay_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct work_struct *w = (struct work_struct *)regs->dx;
 
-	if (comm && (!in_task() || strncmp(current->comm, comm, strlen(comm))))
+	if (comm && (!kdelay_caller_in_task() ||
+		     strncmp(current->comm, comm, strlen(comm))))
 		return 0;
 	if (work_fn && (void *)w->func != work_fn)
 		return 0;
