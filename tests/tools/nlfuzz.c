@@ -24,6 +24,7 @@
  * namespace).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,9 +109,33 @@ static int family_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* Whether the last answer's error was the kernel's (an NLMSG_ERROR). */
+static bool kernel_error;
+
+/* libmnl's own, but telling the kernel's errors from libmnl's. */
+static int error_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+
+	(void)data;
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*err))) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (!err->error)
+		return MNL_CB_STOP;
+	kernel_error = true;
+	errno = err->error < 0 ? -err->error : err->error;
+	return MNL_CB_ERROR;
+}
+
+static mnl_cb_t ctl_cbs[NLMSG_ERROR + 1] = { [NLMSG_ERROR] = error_cb };
+
 /*
  * Send @nlh and read answers until its ack, error or end of dump.
- * Returns 0 or the positive errno of the answer; exits on no answer.
+ * Returns 0 or the positive errno of the kernel's answer; exits on no
+ * answer and on one that libmnl refuses (a short or truncated message,
+ * another sequence number or port: tests audit L4).
  */
 static int transact(struct mnl_socket *nl, struct nlmsghdr *nlh,
 		    mnl_cb_t cb, void *data)
@@ -121,6 +146,7 @@ static int transact(struct mnl_socket *nl, struct nlmsghdr *nlh,
 	int ret;
 
 	nlh->nlmsg_flags |= NLM_F_ACK;
+	kernel_error = false;
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
 		perror("sendto");
 		exit(1);
@@ -132,8 +158,14 @@ static int transact(struct mnl_socket *nl, struct nlmsghdr *nlh,
 				strerror(errno));
 			exit(1);
 		}
-		ret = mnl_cb_run(buf, len, s, portid, cb, data);
+		ret = mnl_cb_run2(buf, len, s, portid, cb, data, ctl_cbs,
+				  MNL_ARRAY_SIZE(ctl_cbs));
 	} while (ret > 0);
+	if (ret < 0 && !kernel_error) {
+		fprintf(stderr, "a malformed answer to request seq %u: %s\n", s,
+			strerror(errno));
+		exit(1);
+	}
 	return ret < 0 ? errno : 0;
 }
 
