@@ -103,6 +103,7 @@ expect_error 1 "no TLS handshake agent runs" dstadm import r0 \
 LIAR=$!
 BG_PIDS+=("$LIAR")
 wait_for 20 "the lying agent" grep -q ready "$W/liar.log"
+kmsg_mark
 expect_error 1 "did not turn kernel TLS on" dstadm import r0 \
 	--remote 127.0.0.1:$PORT --secret-file "$W/s.good" --tls
 refused_before=$(export_field e0 auth_failed)
@@ -112,7 +113,7 @@ e0_refused() { (($(export_field e0 auth_failed) > refused_before)); }
 wait_for 20 "e0 to refuse the connection the agent lied about" e0_refused
 exec {raw}>&-
 wait "$LIAR" || fail "the lying agent did not take both handshakes: $(cat "$W/liar.log")"
-dmesg | grep -q "export e0: client .*: the TLS agent did not turn kernel TLS on" ||
+grep -q "export e0: client .*: the TLS agent did not turn kernel TLS on" <(kmsg_new) ||
 	fail "e0 did not say why it refused the connection"
 log "an agent that does not turn TLS on: both ends refuse"
 
@@ -172,13 +173,14 @@ undo_import r1
 log "plaintext control: the capture sees the marker"
 
 # --- refusals with PSK ---------------------------------------------------
+kmsg_mark
 expect_error 1 "the TLS peer did not authenticate" dstadm import r2 \
 	--remote 127.0.0.1:$PORT --secret-file "$W/s.bad" --tls
 expect_error 1 "the export needs TLS" dstadm import r2 \
 	--remote 127.0.0.1:$PORT --secret-file "$W/s.good"
 expect_error 1 "does the other end use TLS" dstadm import r2 \
 	--remote 127.0.0.1:$((PORT + 1)) --secret-file "$W/s.good" --tls
-dmesg | grep -q "client uses TLS, this export does not" ||
+grep -q "client uses TLS, this export does not" <(kmsg_new) ||
 	fail "the plaintext export did not log the TLS client"
 log "refused: wrong PSK, plaintext client of TLS, TLS client of plaintext"
 undo_export e1
@@ -246,6 +248,7 @@ log "mirror: the TLS leg reconnected with TLS and resynced, legs identical"
 undo_export e0
 
 # --- a bit flipped on the wire, each way: the connection ends, no harm ----
+kmsg_mark
 do_export e4 /dev/ram1 127.0.0.1:$((PORT + 4)) --secret-file "$W/s.good" --tls
 # 1.5 MiB: in a write's data one way, in the second read's data the other.
 "$FLIPPROXY" $((PORT + 5)) $((PORT + 4)) $((3 << 19)) >"$W/flip.log" &
@@ -261,9 +264,9 @@ cat "$W/flip.log"
 [[ "$(grep -c flipped "$W/flip.log")" == 2 ]] || fail "the proxy did not flip a bit each way"
 [[ "$(node_field r5 reconnects)" -ge 2 ]] ||
 	fail "r5 reconnected $(node_field r5 reconnects) times, not after each flip"
-dmesg | grep -q "export e4: client .*: a TLS record did not decrypt" ||
+grep -q "export e4: client .*: a TLS record did not decrypt" <(kmsg_new) ||
 	fail "the export did not say a record did not decrypt"
-dmesg | grep -q "127.0.0.1:$((PORT + 5)): a TLS record did not decrypt" ||
+grep -q "127.0.0.1:$((PORT + 5)): a TLS record did not decrypt" <(kmsg_new) ||
 	fail "the import did not say a record did not decrypt"
 undo_import r5
 undo_export e4

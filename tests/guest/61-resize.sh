@@ -61,6 +61,7 @@ fio_verify grow "$I0" 9 --size=32M &
 FIO=$!
 sleep 3
 grow_dm g0 /dev/ram0 64
+kmsg_mark
 out=$(bounded 30 dstadm resize e0) || fail "dstadm resize e0 failed"
 [[ "$out" == "export e0: 64.00 MiB (67108864 bytes)" ]] || fail "resize e0 printed '$out'"
 wait_for 30 "$I0 to grow to 64 MiB" size_is "$I0" $((64 * MIB))
@@ -69,7 +70,7 @@ wait "$PEER" || { cat /tmp/old-size.log; fail "the client without size notices b
 grep -q "old-size: [0-9]* READs of the last of its 33554432 bytes" /tmp/old-size.log ||
 	fail "dstpeer old-size: $(tail -n1 /tmp/old-size.log)"
 [[ "$(storage_field i0 size)" == $((64 * MIB)) ]] || fail "status: i0 is not 64 MiB"
-dmesg | grep -q "dst0: node0: 127.0.0.1:$PORT grew to $((64 * MIB)) bytes" ||
+grep -q "dst0: node0: 127.0.0.1:$PORT grew to $((64 * MIB)) bytes" <(kmsg_new) ||
 	fail "no 'grew' line in the kernel log"
 head -c 1M /dev/urandom >/tmp/tail
 dd if=/tmp/tail of="$I0" bs=1M seek=63 oflag=direct status=none
@@ -227,12 +228,13 @@ for i in 2 3; do
 done
 grow_dm g2 /dev/ram2 160
 grow_dm g3 /dev/ram3 160
+kmsg_mark
 make_storage mb mirror --chunk-size 1M --bitmap "$BM" -- /dev/mapper/g2 /dev/mapper/g3
 MB=$DEV
 size_is "$MB" $((128 * MIB)) || fail "the mirror of grown legs did not start at its bitmap's size"
 [[ "$(storage_field mb started)" == clean ]] || fail "the mirror of grown legs did not start clean"
 all_in_sync mb || fail "the mirror of grown legs is resyncing"
-dmesg | grep -q "mb: starts at the $((128 * MIB)) bytes of its bitmap" || fail "no log line for the bitmap's size"
+grep -q "mb: starts at the $((128 * MIB)) bytes of its bitmap" <(kmsg_new) || fail "no log line for the bitmap's size"
 out=$(bounded 30 dstadm resize mb) || fail "dstadm resize mb failed"
 [[ "$out" == "storage mb: 160.00 MiB (167772160 bytes)" ]] || fail "resize mb printed '$out'"
 wait_in_sync mb

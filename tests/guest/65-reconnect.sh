@@ -210,10 +210,11 @@ loop_dev /tmp/small-export 32
 do_export d4 /dev/ram4 127.0.0.1:7112
 do_import r5 127.0.0.1:7112 --reconnect-max 1
 undo_export d4
+kmsg_mark
 do_export d4 "$LOOP" 127.0.0.1:7112
 sleep 4
 field_is node_field r5 state dead || fail "r5 took an export that became smaller"
-grep -q "the export became smaller" <(dmesg) || fail "no log line for the smaller export"
+grep -q "the export became smaller" <(kmsg_new) || fail "no log line for the smaller export"
 undo_export d4
 do_export d4 /dev/ram4 127.0.0.1:7112
 wait_for 60 "r5 connected" field_is node_field r5 state connected

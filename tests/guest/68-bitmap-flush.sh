@@ -70,12 +70,13 @@ dm_linear l1d "${L[1]}"
 make_storage m mirror --chunk-size 1M --bitmap /dev/mapper/bmd -- "${L[0]}" /dev/mapper/l1d -- --assume-clean
 M=$DEV
 expect_ok dd if=/dev/urandom of="$M" bs=64K count=1 seek=48 oflag=direct status=none
+kmsg_mark
 dm_fail bmd
 dm_fail l1d
 # This write takes node1 out of sync, which the bitmap cannot record.
 expect_fail dd if=/dev/urandom of="$M" bs=64K count=1 seek=48 oflag=direct status=none
 wait_for 30 "node1 out of sync" leg_is m 1 out-of-sync
-dmesg | grep -q 'm: writing the bitmap failed' || fail "the kernel log does not say that the bitmap failed"
+grep -q 'm: writing the bitmap failed' <(kmsg_new) || fail "the kernel log does not say that the bitmap failed"
 # The region is set in the bitmap: on 262ada2 this write is acknowledged.
 expect_fail dd if=/dev/urandom of="$M" bs=64K count=1 seek=48 oflag=direct status=none
 log "with the bitmap failed and a leg out of sync, writes fail instead of being acknowledged"

@@ -64,6 +64,16 @@ expect_error() {
 
 dst_loaded() { grep -q '^dst_storage ' /proc/modules; }
 
+# kmsg_mark; STEP; grep -q PATTERN <(kmsg_new): the kernel's lines since
+# the mark, so that a check of what the kernel said sees the step's lines
+# only, not an earlier test's or step's (tests audit L6).  Not through a
+# pipe: under pipefail, grep -q ending at its first match fails it.
+kmsg_mark() {
+	KMSG_MARK="dst-test: mark $SECONDS.$RANDOM$RANDOM"
+	echo "$KMSG_MARK" >/dev/kmsg
+}
+kmsg_new() { dmesg | sed -n "/${KMSG_MARK:?kmsg_mark first}/,\$p"; }
+
 # shellcheck source=tests/guest/kmemleak.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/kmemleak.sh"
 
