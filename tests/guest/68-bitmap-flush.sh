@@ -1,10 +1,18 @@
 #!/bin/bash
 # The bitmap's promises hold across a power loss of the legs' caches, and
 # fail safe when the bitmap itself fails (kernel review D4 and D5):
-# - the legs are flushed before a region's bit is cleared, before the
-#   bitmap is marked clean at stop, and a resynced leg before it is called
-#   in sync (the legs are loop devices, whose flushes /sys/block/*/stat
-#   counts: they have a write cache);
+# - the legs are flushed before a region's bit is cleared on disk, before
+#   a resynced leg is called in sync, and before the bitmap is marked clean
+#   at stop.  The legs and the bitmap are loop devices (blk-mq, with a
+#   write cache); an ftrace of their requests (block_rq_issue/complete),
+#   of a kprobe on dst_bitmap_legs_changed (a leg called in sync) and of
+#   marks between the steps gives the order, which tests/tools/flushorder.py
+#   checks: each data write a leg completed is followed by a flush issued
+#   after it and completed before the bitmap is written / the leg state
+#   changes.  For the sweep, the write to node1 is held in a dm-delay
+#   (flushes pass) across one sweep, so that a sweep that writes the
+#   cleared bits before it flushes finds only an older flush (tests audit
+#   M5: seen failing on modules built with each order reversed);
 # - once a write of the bitmap has failed, a leg's failure cannot be
 #   recorded: writes then fail instead of being acknowledged with the
 #   header still calling that leg in sync.
@@ -14,9 +22,30 @@ set -euo pipefail
 # shellcheck source=tests/guest/mirror-lib.sh
 source "${DST_ROOT:-/mnt/dst}/tests/guest/mirror-lib.sh"
 
+T=/sys/kernel/tracing
+ORDER=$DST_ROOT/tests/tools/flushorder.py
+TRACE=/tmp/bf/trace
+
+trace_off() {
+	[[ -e $T/tracing_on ]] || return 0
+	echo 0 >"$T/tracing_on"
+	echo 1 >"$T/options/pause-on-trace"
+	echo 0 >"$T/events/block/block_rq_issue/enable"
+	echo 0 >"$T/events/block/block_rq_complete/enable"
+	if [[ -d $T/events/dst ]]; then
+		echo 0 >"$T/events/dst/enable"
+		echo '-:dst/legs_changed' >>"$T/kprobe_events"
+	fi
+	echo 0 >"$T/events/block/block_rq_issue/filter"
+	echo 0 >"$T/events/block/block_rq_complete/filter"
+	echo local >"$T/trace_clock"
+	echo >"$T/trace"
+}
+
 bf_cleanup() {
 	local rc=$?
 	set +e
+	trace_off
 	(exit "$rc")
 	mirror_cleanup
 }
@@ -26,47 +55,92 @@ mirror_setup 1 16
 mkdir -p /tmp/bf
 mountpoint -q /tmp/bf || mount -t tmpfs -o size=400m tmpfs /tmp/bf
 L=()
-for i in 0 1 2; do
+for i in 0 1 2 3; do
 	loop_dev "/tmp/bf/l$i" 64
 	L+=("$LOOP")
 done
-dm_linear bmd /dev/ram0
+# The bitmap on node 3 of the loop devices, under dm to be made to fail.
+dm_linear bmd "${L[3]}"
+# node1 under a dm-delay that holds writes 60 s until it is suspended,
+# and passes reads and flushes at once.
+modprobe dm-delay
+sectors=$(blockdev --getsz "${L[1]}")
+expect_ok dmsetup create l1d --table "0 $sectors delay ${L[1]} 0 0 ${L[1]} 0 60000 ${L[1]} 0 0"
+DMS+=(l1d)
+wait_for 10 /dev/mapper/l1d test -b /dev/mapper/l1d
 
 flushes() { awk '{ print $16 }' "/sys/block/${1#/dev/}/stat"; }
 bitmap_clear() { [[ "$(storage_field m bitmap_regions)" == 0 ]]; }
-# more_flushes DEV BEFORE WHAT
-more_flushes() {
-	local n
-	n=$(flushes "$1")
-	((n > $2)) || fail "$3: no flush reached $1 ($n, $2 before)"
+more_flushes() { (($(flushes "$1") > $2)); }
+devno() { tr : , <"/sys/block/${1#/dev/}/dev"; }
+mark() { echo "$1" >"$T/trace_marker"; }
+# order CHECK FROM TO ARG...: flushorder.py on the trace so far.
+order() {
+	cat "$T/trace" >"$TRACE"
+	if ! python3 "$ORDER" "$TRACE" "$@"; then
+		[[ -z "${DST_RESULTS:-}" ]] || cp "$TRACE" "$DST_RESULTS/68-bitmap-flush.trace"
+		fail "flush order ($1): see above (the trace: 68-bitmap-flush.trace)"
+	fi
 }
 
-make_storage m mirror --chunk-size 1M --bitmap /dev/mapper/bmd -- "${L[0]}" "${L[1]}" -- --assume-clean
+mountpoint -q "$T" || mount -t tracefs nodev "$T"
+grep -qw dst_bitmap_legs_changed /proc/kallsyms || fail "no dst_bitmap_legs_changed in kallsyms"
+echo 0 >"$T/tracing_on"
+echo global >"$T/trace_clock"
+# Reading the trace between the steps must not stop the recording.
+echo 0 >"$T/options/pause-on-trace"
+echo 4096 >"$T/buffer_size_kb"
+echo 'p:dst/legs_changed dst_storage:dst_bitmap_legs_changed' >>"$T/kprobe_events"
+echo 1 >"$T/events/dst/legs_changed/enable"
+# Loop devices only: major 7, dev_t as the kernel has it (major << 20).
+for e in block_rq_issue block_rq_complete; do
+	echo 'dev >= 7340032 && dev < 8388608' >"$T/events/block/$e/filter"
+	echo 1 >"$T/events/block/$e/enable"
+done
+echo >"$T/trace"
+D0=$(devno "${L[0]}")
+D1=$(devno "${L[1]}")
+D2=$(devno "${L[2]}")
+D3=$(devno "${L[3]}")
+
+make_storage m mirror --chunk-size 1M --bitmap /dev/mapper/bmd -- "${L[0]}" /dev/mapper/l1d -- --assume-clean
 M=$DEV
 wait_for 30 "the bitmap to clear" bitmap_clear
-f0=$(flushes "${L[0]}")
+echo 1 >"$T/tracing_on"
+mark sweep
 f1=$(flushes "${L[1]}")
-expect_ok dd if=/dev/urandom of="$M" bs=64K count=1 seek=80 oflag=direct status=none
+dd if=/dev/urandom of="$M" bs=64K count=1 seek=80 oflag=direct status=none &
+dd_pid=$!
+BG_PIDS+=("$dd_pid")
+wait_for 30 "a sweep's flush of node1 while its write is held" more_flushes "${L[1]}" "$f1"
 [[ "$(storage_field m bitmap_regions)" != 0 ]] || fail "the write set no bit"
+# Suspending a dm-delay sends what it holds; linear from then on.
+expect_ok dmsetup suspend l1d
+expect_ok dmsetup load l1d --table "0 $sectors linear ${L[1]} 0"
+expect_ok dmsetup resume l1d
+wait "$dd_pid" || fail "the held write failed"
+BG_PIDS=()
 wait_for 30 "the bitmap to clear" bitmap_clear
-more_flushes "${L[0]}" "$f0" "bits cleared"
-more_flushes "${L[1]}" "$f1" "bits cleared"
-log "the legs are flushed before the bitmap's bits are cleared"
+mark resync
+order sweep sweep resync "$D3" "$D1" "$D0" "$D1"
+log "the legs are flushed before the bitmap's bits are cleared on disk"
 
-f2=$(flushes "${L[2]}")
 expect_ok bounded 30 dstadm add m local "${L[2]}"
 wait_in_sync m
-more_flushes "${L[2]}" "$f2" "resynced leg in sync"
+mark insync
+order insync resync insync "$D0" "$D1" "$D2"
 log "a resynced leg is flushed before it is called in sync"
 
-f0=$(flushes "${L[0]}")
+wait_for 30 "the bitmap to clear" bitmap_clear
+mark stop
 expect_ok bounded 60 dstadm stop m
-more_flushes "${L[0]}" "$f0" "marked clean"
+mark stopped
+order clean stop stopped "$D3" "$D0" "$D1" "$D2"
 log "the legs are flushed before the bitmap is marked clean"
+trace_off
 drop_storage m
 
 # --- the bitmap fails, then a leg -------------------------------------------
-dm_linear l1d "${L[1]}"
 make_storage m mirror --chunk-size 1M --bitmap /dev/mapper/bmd -- "${L[0]}" /dev/mapper/l1d -- --assume-clean
 M=$DEV
 expect_ok dd if=/dev/urandom of="$M" bs=64K count=1 seek=48 oflag=direct status=none
