@@ -55,14 +55,22 @@ for d in leg0 leg1 bm; do
 	lw_dev "$d" "$dev" "$LOOP"
 done
 
-do_export e1 /dev/mapper/leg1 127.0.0.1:$PORT
-expect_ok bounded 30 dstadm create m --alg mirror --chunk-size $CHUNK --bitmap /dev/mapper/bm
-STORAGES+=(m)
-expect_ok bounded 30 dstadm add m local /dev/mapper/leg0
-expect_ok bounded 60 dstadm add m remote 127.0.0.1:$PORT
-expect_ok bounded 60 dstadm start m --assume-clean
-M=$(storage_dev m)
-wait_for 10 "$M" test -b "$M"
+# The mirror m of /dev/mapper/leg0 and an export of /dev/mapper/leg1,
+# with its bitmap on /dev/mapper/bm, started with the options given: the
+# same each time, so that a start from the images of a cut is the start
+# of the storage that was cut.
+mirror_up() {
+	do_export e1 /dev/mapper/leg1 127.0.0.1:$PORT
+	expect_ok bounded 30 dstadm create m --alg mirror --chunk-size $CHUNK --bitmap /dev/mapper/bm
+	STORAGES+=(m)
+	expect_ok bounded 30 dstadm add m local /dev/mapper/leg0
+	expect_ok bounded 60 dstadm add m remote 127.0.0.1:$PORT
+	expect_ok bounded 60 dstadm start m "$@"
+	M=$(storage_dev m)
+	wait_for 10 "$M" test -b "$M"
+}
+
+mirror_up --assume-clean
 
 # Two writers with FUA writes, two with fdatasync, 1024 blocks each.
 ack_start fua "$M" 0 1024 2
@@ -123,13 +131,7 @@ recover() {
 		loop_dev "$W/$d.cut" "$MIB"
 		dm_linear "$d" "$LOOP"
 	done
-	do_export e1 /dev/mapper/leg1 127.0.0.1:$PORT
-	expect_ok bounded 30 dstadm create m --alg mirror --chunk-size $CHUNK --bitmap /dev/mapper/bm
-	STORAGES+=(m)
-	expect_ok bounded 30 dstadm add m local /dev/mapper/leg0
-	expect_ok bounded 60 dstadm add m remote 127.0.0.1:$PORT
-	expect_ok bounded 60 dstadm start m
-	M=$(storage_dev m)
+	mirror_up
 	[[ "$(storage_field m started)" == unclean ]] ||
 		fail "mark $k: started $(storage_field m started), not unclean, after a power cut"
 	regions=$(storage_field m bitmap_regions)
