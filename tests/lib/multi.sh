@@ -3,7 +3,8 @@
 # C (exporters) and then A (the array host, runs tests/multi/NN-*.sh), on
 # two point-to-point links made of QEMU UDP socket netdevs bound to
 # 127.0.0.1, and serves their requests (tests/multi/lib.sh): SIGKILL of a
-# guest, boot again, cable cut (HMP set_link), crash of A.
+# guest, boot again, cable cut (HMP set_link), crash of A (with a power
+# cut of its disks).
 #   source tests/lib/multi.sh; multi_run OUT PATTERN
 # Needs KVER, IMG, ROOT (tests/run.sh) and vm_run (tests/lib/vm.sh).
 # Output: OUT/{A,B,C}.N/ per boot (results.txt, NAME.log, console.log),
@@ -32,6 +33,43 @@ multi_nic() { # ID LOCAL_PORT PEER_PORT MAC
 
 multi_disk() { echo "-drive file=$MOUT/disks/$1.img,if=virtio,format=raw,cache=writeback"; }
 
+# multi_logged_disk NAME: A's disk NAME on QEMU's blklogwrites, which logs
+# every write and flush in dm-log-writes' format (disks/NAME.log, a new log
+# from this boot on, what the disk held then kept as disks/NAME.base), for
+# a power cut when A crashes (multi_power_cut).  The log's own flushes are
+# left out: the host does not lose its page cache.
+multi_logged_disk() {
+	local d=$MOUT/disks/$1
+	cp --sparse=always "$d.img" "$d.base"
+	: >"$d.log"
+	echo "-drive if=virtio,cache=writeback,driver=blklogwrites,file.driver=file,file.filename=$d.img,log.driver=file,log.filename=$d.log,log.cache.no-flush=on"
+}
+
+# multi_power_cut: after A's QEMU was killed, each of its disks made what
+# a disk that loses every write it was not told to flush would hold:
+# its image at boot with the writes of its log up to the last flush (FUA
+# writes after it too: tests/tools/lwreplay -c).  What lwreplay said goes
+# to ctl/A.power-cut for the test (a line FAIL if a replay failed); the
+# disks as the SIGKILL left them are kept as NAME.killed, the logs as
+# NAME.log.cut.
+multi_power_cut() {
+	local name d out
+	for name in A-leg A-bitmap; do
+		d=$MOUT/disks/$name
+		cp --sparse=always "$d.base" "$d.cut"
+		if out=$("$ROOT/tests/tools/lwreplay" -c "$d.log" "$d.cut" 2>&1); then
+			mv "$d.img" "$d.killed"
+			mv "$d.cut" "$d.img"
+			mv "$d.log" "$d.log.cut"
+		else
+			out="FAIL $name: $out"
+		fi
+		echo "multi: power cut: $out"
+		echo "$out" >>"$MOUT/ctl/A.power-cut.tmp"
+	done
+	mv "$MOUT/ctl/A.power-cut.tmp" "$MOUT/ctl/A.power-cut"
+}
+
 # multi_boot ROLE [CMDLINE...]: boot the next incarnation of ROLE, in the
 # background.
 multi_boot() {
@@ -48,7 +86,7 @@ multi_boot() {
 		mode=multi smp=2 mem=1536
 		extra="$(multi_nic nb "$P_AB" "$P_BA" 52:54:00:00:01:01)"
 		extra+=" $(multi_nic nc "$P_AC" "$P_CA" 52:54:00:00:02:01)"
-		extra+=" $(multi_disk A-leg) $(multi_disk A-bitmap)"
+		extra+=" $(multi_logged_disk A-leg) $(multi_logged_disk A-bitmap)"
 		;;
 	B)
 		mode=agent smp=1 mem=768
@@ -84,7 +122,8 @@ multi_ready() {
 }
 
 # multi_kill ROLE: SIGKILL of its QEMU: a crash of its OS (its disks keep
-# every write it completed, flushed or not: no power cut).
+# every write it completed, flushed or not: no power cut; for A's crash,
+# multi_power_cut makes it one).
 multi_kill() {
 	local role=$1
 	if [[ -s "$MOUT/ctl/$role.pid" ]]; then
@@ -125,6 +164,7 @@ multi_serve_one() {
 		tests=$arg
 		touch "$req.done"
 		multi_kill A
+		multi_power_cut
 		multi_boot A "dsttest.tests=$tests"
 		return
 		;;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lwreplay: a power cut, from a dm-log-writes log.  Runs in the test guest.
+ * lwreplay: a power cut, from a dm-log-writes log.  Runs in the test guest
+ * (dm-log-writes) and on the host (QEMU's blklogwrites, the multi tier).
  *
  *   lwreplay LOG OUT MARK
  *	Writes onto OUT (a file or device that held what the logged device
@@ -8,6 +9,25 @@
  *	to the mark named MARK (dmsetup message DEV 0 mark MARK).  Exit 0
  *	and a line of counts when the mark was found, 1 when it was not, 2
  *	on a usage or I/O error or a log that does not parse.
+ *
+ *   lwreplay -c LOG OUT
+ *	A power cut at the end of a log that QEMU's blklogwrites wrote until
+ *	its QEMU was killed: writes onto OUT every write logged before the
+ *	last flush entry, and the FUA writes after it.  The super block's
+ *	count is not used (QEMU updates it only now and then); the entries
+ *	are read until one does not parse or the file ends (a SIGKILL can
+ *	leave the last ones torn).  Exit 0 and a line of counts, 2 on a
+ *	usage or I/O error.
+ *
+ * QEMU's blklogwrites logs a write when the write itself has completed,
+ * a flush likewise, and completes the request only once its entry is
+ * written: every write the guest saw complete before it sent a flush is
+ * in the log before that flush's entry.  A write after the last flush
+ * may or may not have reached the disk; the cut keeps none of them, the
+ * worst a power cut may do (a write that completed while that flush was
+ * under way is before it in the log and kept: slightly kinder).  An
+ * entry torn with later ones complete would end the replay early: a cut
+ * that keeps less, never more.
  *
  * dm-log-writes (drivers/md/dm-log-writes.c) puts a write in its log only
  * once it is durable: a FUA write when it completes, any other write when
@@ -60,46 +80,128 @@ static int parse_error(const char *what, uint64_t i)
 	return 2;
 }
 
+/* A parsed entry header at pos, or 0 at the end or a torn one (-c). */
+static int read_entry(int log, char *buf, size_t ss, off_t pos,
+		      struct log_write_entry *e)
+{
+	if (pread(log, buf, ss, pos) != (ssize_t)ss)
+		return 0;
+	memcpy(e, buf, sizeof(*e));
+	e->sector = le64toh(e->sector);
+	e->nr_sectors = le64toh(e->nr_sectors);
+	e->flags = le64toh(e->flags);
+	e->data_len = le64toh(e->data_len);
+	return 1;
+}
+
+/* The power cut at the end of a QEMU blklogwrites log: see the top. */
+static int cut(int log, int out, const char *name, size_t ss)
+{
+	uint64_t i, n, last_flush = 0, writes = 0, fua = 0, flushes = 0;
+	uint64_t lost = 0, len;
+	struct log_write_entry e;
+	off_t pos, size;
+	char *buf;
+
+	size = lseek(log, 0, SEEK_END);
+	buf = malloc(ss);
+	if (!buf || size < 0)
+		return bad("cut");
+	/* Pass 1: the entries that parse, and the last flush among them. */
+	pos = (off_t)ss;
+	for (n = 0; read_entry(log, buf, ss, pos, &e); n++) {
+		if ((e.flags & ~(uint64_t)0xf) || e.data_len ||
+		    (!e.flags && !e.nr_sectors) ||
+		    e.nr_sectors > (64ULL << 20) / ss ||
+		    pos + (off_t)((1 + e.nr_sectors) * ss) > size)
+			break;
+		if (e.flags & LOG_FLUSH_FLAG) {
+			last_flush = n + 1;
+			flushes++;
+		}
+		pos += (off_t)((1 + e.nr_sectors) * ss);
+	}
+	/* Pass 2: the writes before the last flush, and any FUA write. */
+	pos = (off_t)ss;
+	for (i = 0; i < n && read_entry(log, buf, ss, pos, &e); i++) {
+		pos += ss;
+		len = e.nr_sectors * ss;
+		if (!len || (e.flags & (LOG_DISCARD_FLAG | LOG_MARK_FLAG)))
+			continue;
+		if (i >= last_flush && !(e.flags & LOG_FUA_FLAG)) {
+			lost++;
+			pos += (off_t)len;
+			continue;
+		}
+		buf = realloc(buf, len > ss ? len : ss);
+		if (!buf)
+			return bad("realloc");
+		if (pread(log, buf, len, pos) != (ssize_t)len)
+			return bad("read data");
+		if (pwrite(out, buf, len, (off_t)(e.sector * ss)) != (ssize_t)len)
+			return bad("write");
+		pos += (off_t)len;
+		writes++;
+		fua += !!(e.flags & LOG_FUA_FLAG);
+	}
+	if (fsync(out))
+		return bad("fsync");
+	printf("lwreplay: %s: %" PRIu64 " entries (%" PRIu64 " bytes of %jd), %"
+	       PRIu64 " flushes: %" PRIu64 " writes kept (%" PRIu64
+	       " FUA), %" PRIu64 " after the last flush lost\n", name, n,
+	       (uint64_t)pos, (intmax_t)size, flushes, writes, fua, lost);
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char *argv[])
 {
 	uint64_t i, n, writes = 0, fua = 0, flushes = 0, len;
 	struct log_write_super super;
 	struct log_write_entry e;
+	int log, out, cutting;
 	off_t pos;
 	size_t ss;
 	char *buf;
-	int log, out;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: lwreplay LOG OUT MARK\n");
+	cutting = argc == 4 && !strcmp(argv[1], "-c");
+	if (cutting) {
+		argv++;
+		argc--;
+	}
+	if (argc != 4 - cutting) {
+		fprintf(stderr, "usage: lwreplay LOG OUT MARK | lwreplay -c LOG OUT\n");
 		return 2;
 	}
 	log = open(argv[1], O_RDONLY);
 	out = open(argv[2], O_WRONLY);
 	if (log < 0 || out < 0)
 		return bad(log < 0 ? argv[1] : argv[2]);
-	if (pread(log, &super, sizeof(super), 0) != sizeof(super))
+	memset(&super, 0, sizeof(super));
+	if (pread(log, &super, sizeof(super), 0) != sizeof(super) && !cutting)
 		return bad("read super");
 	ss = le32toh(super.sectorsize);
 	n = le64toh(super.nr_entries);
+	if (cutting && !super.magic && !ss) {
+		/* QEMU writes the super block at the first flush. */
+		printf("lwreplay: %s: no flush: nothing kept\n", argv[1]);
+		return 0;
+	}
 	if (le64toh(super.magic) != WRITE_LOG_MAGIC ||
 	    le64toh(super.version) != WRITE_LOG_VERSION ||
 	    ss < 512 || ss > 65536 || (ss & (ss - 1))) {
 		fprintf(stderr, "lwreplay: %s is not a dm-log-writes log\n", argv[1]);
 		return 2;
 	}
+	if (cutting)
+		return cut(log, out, argv[1], ss);
 	buf = malloc(ss);
 	if (!buf)
 		return bad("malloc");
 	pos = (off_t)ss;
 	for (i = 0; i < n; i++) {
-		if (pread(log, buf, ss, pos) != (ssize_t)ss)
+		if (!read_entry(log, buf, ss, pos, &e))
 			return bad("read entry");
-		memcpy(&e, buf, sizeof(e));
-		e.sector = le64toh(e.sector);
-		e.nr_sectors = le64toh(e.nr_sectors);
-		e.flags = le64toh(e.flags);
-		e.data_len = le64toh(e.data_len);
 		pos += ss;
 		if (e.flags & LOG_MARK_FLAG) {
 			if (e.data_len >= ss - sizeof(e))
