@@ -34,8 +34,16 @@ log "kmemleak: $n object(s) allocated through dst unreferenced, the module loade
 # addresses in the range noted at its load (tests/guest/kmemleak.sh).
 dst_note_text
 unload_dst
+# Twice: a scan right after the unload may still find a pointer to the
+# object on a stack or in a register (seen with a module that leaked in
+# module_exit: found only by a second scan).
 sleep 6
 leaks=$(kmemleak_dst)
 n=$(tail -n1 <<<"$leaks")
+if ((n == 0)); then
+	sleep 2
+	leaks=$(kmemleak_dst)
+	n=$(tail -n1 <<<"$leaks")
+fi
 log "kmemleak: $n object(s) allocated through dst unreferenced, the module unloaded"
 ((n == 0)) || fail "kmemleak: $n object(s) leaked through dst by its unload: $leaks"

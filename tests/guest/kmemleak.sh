@@ -11,11 +11,15 @@
 DST_TEXT_RANGES=/run/dst-text-ranges
 DST_KMEMLEAK=/sys/kernel/debug/kmemleak
 
-# Note the range of dst_storage as loaded now (16 hex digits each end).
+# Note the range of dst_storage's core as loaded now (16 hex digits each
+# end): from its lowest section that is not an init one (which need not
+# be .text: .exit.text, say, may come first), coresize bytes.
 dst_note_text() {
 	local base size
-	base=$(cat /sys/module/dst_storage/sections/.text 2>/dev/null) || return 0
 	size=$(cat /sys/module/dst_storage/coresize 2>/dev/null) || return 0
+	base=$(find /sys/module/dst_storage/sections -maxdepth 1 -type f ! -name '.init*' \
+		-exec cat {} + 2>/dev/null | sort | head -n1)
+	[[ -n "$base" ]] || return 0
 	printf '%016x %016x\n' "$base" $((base + size)) >>"$DST_TEXT_RANGES"
 }
 
@@ -32,8 +36,10 @@ kmemleak_dst() {
 			if (b ~ /\[dst\]/)
 				return 1
 			rest = b
-			while (match(rest, /\[<[0-9a-f]+>\] 0x[0-9a-f]+/)) {
-				a = substr(rest, RSTART + 2, 16)
+			# "[<%pK>] %pS": the first hashed, the second the bare
+			# address when no module has it.
+			while (match(rest, /\] 0x[0-9a-f]+/)) {
+				a = substr(rest, RSTART + 4, RLENGTH - 4)
 				rest = substr(rest, RSTART + RLENGTH)
 				for (i = 1; i < nr; i += 2)
 					if (length(a) == 16 && a >= r[i] && a < r[i + 1])
