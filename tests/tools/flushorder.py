@@ -4,8 +4,10 @@
 Usage: flushorder.py TRACE CHECK FROM TO ARG...
 
 TRACE is /sys/kernel/tracing/trace as saved after a run with trace_clock
-global and these events on: block:block_rq_issue, block:block_rq_complete
-(of blk-mq devices: loop), a kprobe event named legs_changed, and marks
+counter (one order for the events of all CPUs, "times" being its counts:
+a clock's ties would leave open the order of a write's completion and
+the flush issued after it) and these events on: block:block_rq_issue,
+block:block_rq_complete (of blk-mq devices: loop), a kprobe event named legs_changed, and marks
 written to trace_marker.  FROM and TO are marks: only events between them
 count.  Devices are MAJOR,MINOR as the events print them.
 
@@ -31,7 +33,7 @@ Exits 1 with the reason on the first violation, 2 on a trace it cannot use.
 import re
 import sys
 
-LINE = re.compile(r'\s(\d+\.\d+):\s+(\w+):\s(.*)$')
+LINE = re.compile(r'\s(\d+(?:\.\d+)?):\s+(\w+):\s(.*)$')
 SECTORS = re.compile(r'\s(\d+) \+ (\d+) ')
 
 
@@ -108,13 +110,13 @@ def uncovered(ev, leg, t, since, need=False):
             issued = e[0]
         elif issued is not None and is_flush(e, 'complete') and e[0] > issued:
             if e[5]:
-                return f'its flush at {e[0]:.6f} failed ({e[5]})'
+                return f'its flush at {e[0]:.0f} failed ({e[5]})'
             return None
     what = 'its write done' if last > since else 'the mark'
     if issued is None:
-        return f'no flush issued to it after {what} at {last:.6f}'
-    return f'its flush issued at {issued:.6f} (after {what} at ' \
-        f'{last:.6f}) had not completed'
+        return f'no flush issued to it after {what} at {last:.0f}'
+    return f'its flush issued at {issued:.0f} (after {what} at ' \
+        f'{last:.0f}) had not completed'
 
 
 def bitmap_writes(ev, bitmap):
@@ -126,7 +128,7 @@ def violation(ev, msg):
     """Print MSG and the events of the checked span, and exit 1."""
     print(msg)
     for e in ev[-200:]:
-        print(f'  {e[0]:.6f} {e[1]} {e[2] or ""} {e[3] or ""} {e[4]} '
+        print(f'  {e[0]:.0f} {e[1]} {e[2] or ""} {e[3] or ""} {e[4]} '
               f'{e[5] if e[5] is not None else ""}')
     sys.exit(1)
 
@@ -135,7 +137,7 @@ def check_covered(ev, t, legs, since, what):
     for leg in legs:
         why = uncovered(ev, leg, t, since)
         if why:
-            violation(ev, f'flushorder: {what} at {t:.6f} before leg {leg} '
+            violation(ev, f'flushorder: {what} at {t:.0f} before leg {leg} '
                       f'was flushed: {why}')
 
 
@@ -162,13 +164,13 @@ def main():
         bw = bitmap_writes(ev, bitmap)
         if not any(t > done for t, *_ in bw):
             print(f'flushorder: the bitmap was not written after the held '
-                  f'write completed at {done:.6f}')
+                  f'write completed at {done:.0f}')
             sys.exit(2)
         for e in bw:
             check_covered(ev, e[0], legs, t0, 'the bitmap was written')
         print(f'flushorder: {len(bw)} bitmap writes, each after a flush of '
               'every leg that covers its writes (the held write done at '
-              f'{done:.6f})')
+              f'{done:.0f})')
     elif check == 'insync':
         legs = args
         hits = [e[0] for e in ev if e[1] == 'legs_changed']
@@ -181,7 +183,7 @@ def main():
             check_covered(ev, t, legs, t0, 'a leg changed state')
         print(f'flushorder: {len(hits)} leg state changes, each after a '
               'flush of every leg that covers its writes (the last write '
-              f'done at {done:.6f}, the last change at {hits[-1]:.6f})')
+              f'done at {done:.0f}, the last change at {hits[-1]:.0f})')
     elif check == 'clean':
         bitmap, legs = args[0], args[1:]
         bw = bitmap_writes(ev, bitmap)
@@ -194,13 +196,13 @@ def main():
             why = uncovered(ev, leg, bw[-1][0], t0, need=True)
             if why:
                 violation(ev, f'flushorder: the last bitmap write at '
-                          f'{bw[-1][0]:.6f} came before leg {leg} was '
+                          f'{bw[-1][0]:.0f} came before leg {leg} was '
                           f'flushed: {why}')
         flushed = max(e[0] for e in ev if e[0] < bw[-1][0] and
                       e[2] in legs and is_flush(e, 'complete'))
         print(f'flushorder: {len(bw)} bitmap writes, the last at '
-              f'{bw[-1][0]:.6f}, {bw[-1][0] - flushed:.6f} s after every '
-              f'leg was flushed (the stop began at {t0:.6f})')
+              f'{bw[-1][0]:.0f}, {bw[-1][0] - flushed:.0f} events after every '
+              f'leg was flushed (the stop began at {t0:.0f})')
     else:
         sys.exit(__doc__)
 
