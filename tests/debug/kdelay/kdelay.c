@@ -8,12 +8,13 @@
  *   work	the work_struct in the call's third argument (queue_work_on)
  *		runs this function
  *
- * With @sleep, the task sleeps instead, and the rest of the machine goes
- * on (a busy-wait holds its CPU, and work queued there, for the whole
- * delay): the probe sends the call to a function that sleeps and then
- * makes the call itself.  Only for a probe on a function's entry (the
- * symbol, no offset) called in task context with no lock held, with at
- * most six integer arguments (x86-64); one task delayed at a time.
+ * With @sleep, the task sleeps instead (until @release is set, at most
+ * @delay_ms), and the rest of the machine goes on (a busy-wait holds its
+ * CPU, and work queued there, for the whole delay): the probe sends the
+ * call to a function that sleeps and then makes the call itself.  Only
+ * for a probe on a function's entry (the symbol, no offset) called in
+ * task context with no lock held, with at most six integer arguments
+ * (x86-64); one task delayed at a time.
  *
  * @hits counts the delays done, so that a test knows its window opened.
  * Only for test guests: the debug kernel's (tests/lib/debug.sh builds it
@@ -29,6 +30,7 @@
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 static char *symbol;
@@ -65,6 +67,26 @@ static bool sleep;
 module_param(sleep, bool, 0444);
 MODULE_PARM_DESC(sleep, "sleep instead of busy-waiting (see the source)");
 
+/* With @sleep, writing 1 to @release ends the sleeps early, now and later. */
+static bool released;
+static DECLARE_WAIT_QUEUE_HEAD(kdelay_wait);
+
+static int release_set(const char *val, const struct kernel_param *kp)
+{
+	int err = param_set_bool(val, kp);
+
+	if (!err)
+		wake_up_all(&kdelay_wait);
+	return err;
+}
+
+static const struct kernel_param_ops release_ops = {
+	.set = release_set,
+	.get = param_get_bool,
+};
+module_param_cb(release, &release_ops, &released, 0644);
+MODULE_PARM_DESC(release, "1: a sleeping delay ends now (sleep only)");
+
 static void *work_fn;
 static struct kprobe kdelay_probe;
 /* The task that makes the delayed call itself: let through. */
@@ -82,7 +104,8 @@ static unsigned long kdelay_sleeper(unsigned long a, unsigned long b,
 	kdelay_fn_t fn = (kdelay_fn_t)kdelay_probe.addr;
 	unsigned long ret;
 
-	msleep(delay_ms);
+	wait_event_timeout(kdelay_wait, READ_ONCE(released),
+			   msecs_to_jiffies(delay_ms));
 	WRITE_ONCE(kdelay_caller, current);
 	ret = fn(a, b, c, d, e, f);
 	WRITE_ONCE(kdelay_caller, NULL);
