@@ -95,10 +95,30 @@ static int read_entry(int log, char *buf, size_t ss, off_t pos,
 }
 
 /* The power cut at the end of a QEMU blklogwrites log: see the top. */
+/*
+ * Copy an entry's @len bytes of data at @pos of the log to @at of the
+ * output; *@buf grows to hold them (and never below an entry's @ss).
+ */
+static int apply(int log, int out, char **buf, uint64_t len, size_t ss,
+		 off_t pos, off_t at)
+{
+	char *b = realloc(*buf, len > ss ? len : ss);
+
+	if (!b)
+		return bad("realloc");
+	*buf = b;
+	if (pread(log, b, len, pos) != (ssize_t)len)
+		return bad("read data");
+	if (pwrite(out, b, len, at) != (ssize_t)len)
+		return bad("write");
+	return 0;
+}
+
 static int cut(int log, int out, const char *name, size_t ss)
 {
 	uint64_t i, n, last_flush = 0, writes = 0, fua = 0, flushes = 0;
 	uint64_t lost = 0, len;
+	int err;
 	struct log_write_entry e;
 	off_t pos, size;
 	char *buf;
@@ -133,13 +153,9 @@ static int cut(int log, int out, const char *name, size_t ss)
 			pos += (off_t)len;
 			continue;
 		}
-		buf = realloc(buf, len > ss ? len : ss);
-		if (!buf)
-			return bad("realloc");
-		if (pread(log, buf, len, pos) != (ssize_t)len)
-			return bad("read data");
-		if (pwrite(out, buf, len, (off_t)(e.sector * ss)) != (ssize_t)len)
-			return bad("write");
+		err = apply(log, out, &buf, len, ss, pos, (off_t)(e.sector * ss));
+		if (err)
+			return err;
 		pos += (off_t)len;
 		writes++;
 		fua += !!(e.flags & LOG_FUA_FLAG);
@@ -157,6 +173,7 @@ static int cut(int log, int out, const char *name, size_t ss)
 int main(int argc, char *argv[])
 {
 	uint64_t i, n, writes = 0, fua = 0, flushes = 0, len;
+	int err;
 	struct log_write_super super;
 	struct log_write_entry e;
 	int log, out, cutting;
@@ -222,13 +239,9 @@ int main(int argc, char *argv[])
 		if (e.nr_sectors > (64ULL << 20) / ss)
 			return parse_error("write too long", i);
 		len = e.nr_sectors * ss;
-		buf = realloc(buf, len > ss ? len : ss);
-		if (!buf)
-			return bad("realloc");
-		if (pread(log, buf, len, pos) != (ssize_t)len)
-			return bad("read data");
-		if (pwrite(out, buf, len, (off_t)(e.sector * ss)) != (ssize_t)len)
-			return bad("write");
+		err = apply(log, out, &buf, len, ss, pos, (off_t)(e.sector * ss));
+		if (err)
+			return err;
 		pos += (off_t)len;
 		writes++;
 		fua += !!(e.flags & LOG_FUA_FLAG);
