@@ -54,7 +54,7 @@ leg_out() { leg_behind m 1; }
 # fence_case [EXPORT OPTIONS]: the scenario above, the export made with
 # the options given.
 fence_case() {
-	local t0 t1
+	local t0 t1 waited
 	head -c 4K /dev/urandom >/tmp/fA
 	head -c 4K /dev/urandom >/tmp/fB
 	do_export e /dev/ram0 127.0.0.1:$PORT --integrity "$@"
@@ -96,19 +96,21 @@ fence_case() {
 	BG_PIDS+=("$add")
 	wait_for 30 "the add's connection" new_conn
 	sleep 2
+	waited=
 	if kill -0 "$add" 2>/dev/null; then
-		echo 1 >/sys/module/kdelay/parameters/release
-		wait "$add" || fail "the add failed: $(cat /tmp/add.out)"
-		log "the add waited for the old connection: let go $(($(now_ms) - t1)) ms after the remove"
-		expect_ok bounded 60 dstadm wait m
-		expect_ok bounded 60 dd if=/tmp/fB of="$DEV" bs=4k count=1 oflag=direct status=none
-	else
-		wait "$add" || fail "the add failed: $(cat /tmp/add.out)"
-		log "the add was answered while the old connection was held"
-		expect_ok bounded 60 dstadm wait m
-		expect_ok bounded 60 dd if=/tmp/fB of="$DEV" bs=4k count=1 oflag=direct status=none
+		waited=yes
 		echo 1 >/sys/module/kdelay/parameters/release
 	fi
+	wait "$add" || fail "the add failed: $(cat /tmp/add.out)"
+	if [[ -n "$waited" ]]; then
+		log "the add waited for the old connection: let go $(($(now_ms) - t1)) ms after the remove"
+	else
+		log "the add was answered while the old connection was held"
+	fi
+	expect_ok bounded 60 dstadm wait m
+	expect_ok bounded 60 dd if=/tmp/fB of="$DEV" bs=4k count=1 oflag=direct status=none
+	# Let go now if not yet (writing it again changes nothing).
+	echo 1 >/sys/module/kdelay/parameters/release
 	BG_PIDS=()
 	echo "65-fence-session: B written" >/dev/kmsg
 	# A moment for a write of A by the thread let go.
